@@ -1,0 +1,63 @@
+import { loadAvroType } from './avro.js'
+
+/** One span on spans.raw.v1; see schemas/span.v1.avsc for field meanings. */
+export interface SpanRecord {
+  org_id: string
+  workspace_id: string
+  project_id: string
+  trace_id: string
+  span_id: string
+  parent_span_id: string
+  name: string
+  kind: string
+  start_time_unix_nano: bigint | number
+  end_time_unix_nano: bigint | number
+  status_code: string
+  status_message: string
+  service_name: string
+  scope_name: string
+  resource_attributes: Record<string, string>
+  attributes: Record<string, string>
+  json_attribute_keys: string[]
+  events_json: string
+  links_json: string
+  received_at_ms: number
+}
+
+export interface TraceCompletedRecord {
+  org_id: string
+  workspace_id: string
+  project_id: string
+  trace_id: string
+  span_count: number
+  trace_start_unix_nano: bigint | number
+  trace_end_unix_nano: bigint | number
+  last_span_received_at_ms: number
+  completed_at_ms: number
+  engine: string
+}
+
+export interface DeadLetterRecord {
+  org_id: string
+  workspace_id: string
+  source: string
+  reason: string
+  payload: string
+  received_at_ms: number
+}
+
+export interface ControlEventRecord {
+  event_id: string
+  type: string
+  payload_json: string
+  actor: string
+  at_ms: number
+}
+
+export const spanV1 = loadAvroType<SpanRecord>('span.v1.avsc')
+export const traceCompletedV1 = loadAvroType<TraceCompletedRecord>('trace-completed.v1.avsc')
+export const deadLetterV1 = loadAvroType<DeadLetterRecord>('dead-letter.v1.avsc')
+export const controlEventV1 = loadAvroType<ControlEventRecord>('control-event.v1.avsc')
+
+/** Spans of one trace share a partition, so one assembler sees the whole trace. */
+export const traceKey = (workspaceId: string, traceId: string) => `${workspaceId}:${traceId}`

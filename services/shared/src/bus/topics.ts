@@ -1,0 +1,47 @@
+import type { TopicSpec } from './types.js'
+
+/**
+ * Topics are named <entity>.<stage>.v<n> for what they carry; dead letters are
+ * <topic>.dlq. The schema of each is the .avsc file named beside it.
+ */
+export const TOPICS = {
+  /** Span (span.v1.avsc), key workspace_id:trace_id. Written by ingest, read by the assembler. */
+  spansRaw: 'spans.raw.v1',
+  /** DeadLetter (dead-letter.v1.avsc): spans that failed validation inside an accepted batch. */
+  spansRawDlq: 'spans.raw.v1.dlq',
+  /** ControlEvent (control-event.v1.avsc): one partition, kept forever, folded by every process. */
+  controlEvents: 'control.events.v1',
+} as const
+
+/** Engines that run per trace and so get a job topic (fleet_monitor is workspace-level, daily). */
+export const TRACE_ENGINES = [
+  'content_reliability',
+  'decision_trace',
+  'decomposition',
+  'sources',
+  'alignment',
+  'correlation',
+  'savings',
+  'external_crosscheck',
+] as const
+export type TraceEngine = (typeof TRACE_ENGINES)[number]
+
+/** Every engine named by the spec, in the order engine-settings lists them. */
+export const ENGINE_NAMES = [...TRACE_ENGINES, 'fleet_monitor'] as const
+export type EngineName = (typeof ENGINE_NAMES)[number]
+
+/** Engines that are off until a workspace turns them on. */
+export const ENGINES_OFF_BY_DEFAULT: ReadonlySet<EngineName> = new Set(['external_crosscheck'])
+
+/** TraceCompleted (trace-completed.v1.avsc), key workspace_id:trace_id. */
+export const engineJobsTopic = (engine: TraceEngine) => `engine.${engine}.jobs.v1`
+
+export function allTopicSpecs(opts: { partitions: number; replicationFactor: number }): TopicSpec[] {
+  const { partitions, replicationFactor } = opts
+  return [
+    { name: TOPICS.spansRaw, partitions, replicationFactor },
+    { name: TOPICS.spansRawDlq, partitions: 1, replicationFactor },
+    { name: TOPICS.controlEvents, partitions: 1, replicationFactor, retentionMs: -1 },
+    ...TRACE_ENGINES.map((e) => ({ name: engineJobsTopic(e), partitions, replicationFactor })),
+  ]
+}

@@ -1,0 +1,90 @@
+import { resolve } from 'node:path'
+import { z } from 'zod'
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes')
+const port = z.coerce.number().int().min(0).max(65535)
+const positiveInt = z.coerce.number().int().positive()
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+
+/**
+ * Every setting of every service, parsed once from the environment. Names follow
+ * the house rule: KAFKA_*, CLICKHOUSE_*, REDIS_*, LOG_LEVEL for infrastructure;
+ * SVC_* for the product. docs/configuration in the README lists them.
+ */
+export const ConfigSchema = z
+  .object({
+    SVC_BUS: z.enum(['embedded', 'kafka']).default('embedded'),
+    SVC_DATA_DIR: z.string().default('./.svc-data'),
+    SVC_HOST: z.string().default('0.0.0.0'),
+    SVC_INGEST_PORT: port.default(4318),
+    SVC_API_PORT: port.default(8080),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+    KAFKA_BROKERS: optionalString,
+    KAFKA_CLIENT_ID: z.string().default('svc'),
+    KAFKA_TOPIC_PARTITIONS: positiveInt.default(6),
+    KAFKA_REPLICATION_FACTOR: positiveInt.default(1),
+    SVC_EMBEDDED_PARTITIONS: positiveInt.default(1),
+    /** Embedded log: segments older than this (and not the active one) are deleted. */
+    SVC_EMBEDDED_RETENTION_HOURS: positiveInt.default(24),
+
+    CLICKHOUSE_URL: optionalString,
+    CLICKHOUSE_USER: z.string().default('default'),
+    CLICKHOUSE_PASSWORD: z.string().default(''),
+    CLICKHOUSE_DATABASE: z.string().default('default'),
+
+    REDIS_URL: optionalString,
+
+    /** Largest accepted ingest body, measured after gzip decompression. */
+    SVC_INGEST_MAX_BODY_BYTES: positiveInt.default(16 * 1024 * 1024),
+    /** Bytes of accepted-but-not-yet-durable spans before ingest answers 503. */
+    SVC_INGEST_MAX_INFLIGHT_BYTES: positiveInt.default(128 * 1024 * 1024),
+    /** A trace with no new span for this long is complete and its engine jobs are emitted. */
+    SVC_TRACE_QUIET_MS: positiveInt.default(5000),
+    /** The assembler's ClickHouse writer flushes at this many rows or this interval. */
+    SVC_ASSEMBLER_BATCH_ROWS: positiveInt.default(20000),
+    SVC_ASSEMBLER_FLUSH_MS: positiveInt.default(250),
+    /** Default retention of new spans, hours (workspaces override it later). */
+    SVC_DEFAULT_RETENTION_HOURS: positiveInt.default(720),
+
+    SVC_INIT_ORG_SLUG: optionalString,
+    SVC_INIT_WORKSPACE_SLUG: optionalString,
+    SVC_INIT_PROJECT_ID: optionalString,
+    SVC_INIT_API_KEY: optionalString,
+    SVC_INIT_USER_EMAIL: optionalString,
+    SVC_INIT_USER_PASSWORD: optionalString,
+    /** HMAC secret of login JWTs; generated into the data dir when unset (set it when running several API replicas). */
+    SVC_JWT_SECRET: optionalString,
+    SVC_JWT_TTL_SECONDS: positiveInt.default(3600),
+    SVC_DEFAULT_COST_PROVIDER: z.string().default('openai'),
+    /** Print-free test runs set this to skip the one-time banner of generated credentials. */
+    SVC_QUIET_BOOTSTRAP: bool.default('false'),
+  })
+  .superRefine((c, ctx) => {
+    if (c.SVC_BUS === 'kafka' && !c.KAFKA_BROKERS)
+      ctx.addIssue({ code: 'custom', path: ['KAFKA_BROKERS'], message: 'required when SVC_BUS=kafka (e.g. 127.0.0.1:9092)' })
+    if (c.SVC_BUS === 'kafka' && !c.REDIS_URL)
+      ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: 'required when SVC_BUS=kafka (processes coordinate through Redis)' })
+    if (c.SVC_INIT_API_KEY && !c.SVC_INIT_API_KEY.startsWith('dr_'))
+      ctx.addIssue({ code: 'custom', path: ['SVC_INIT_API_KEY'], message: 'must start with dr_' })
+  })
+  .transform((c) => ({ ...c, SVC_DATA_DIR: resolve(c.SVC_DATA_DIR) }))
+
+export type Config = z.infer<typeof ConfigSchema>
+
+export class ConfigError extends Error {}
+
+/** Parses the environment (or overrides in tests); a bad value stops the process with one clear line per problem. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = ConfigSchema.safeParse(env)
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(config)'}: ${i.message}`)
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`)
+  }
+  return parsed.data
+}

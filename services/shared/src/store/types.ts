@@ -1,0 +1,23 @@
+/**
+ * Store: ClickHouse through @clickhouse/client in both modes. The only difference
+ * between modes is the connection (HTTP to a server, or chdb in process), so the
+ * SQL, the migrations and the queries are the same code everywhere.
+ *
+ * Every statement takes its values as {name:Type} query parameters; nothing is
+ * spliced into SQL text.
+ */
+export type QueryParams = Record<string, unknown>
+
+export interface QueryOptions {
+  /** Shows up as log_comment in system.query_log so analysts can see the caller. */
+  tag?: string
+  settings?: Record<string, string | number | boolean>
+}
+
+export interface Store {
+  readonly kind: 'server' | 'chdb'
+  query<Row = Record<string, unknown>>(sql: string, params?: QueryParams, opts?: QueryOptions): Promise<Row[]>
+  command(sql: string, params?: QueryParams, opts?: QueryOptions): Promise<void>
+  insert<Row extends Record<string, unknown>>(table: string, rows: Row[], opts?: QueryOptions): Promise<void>
+  close(): Promise<void>
+}
