@@ -27,6 +27,8 @@ export const ConfigSchema = z
 
     KAFKA_BROKERS: optionalString,
     KAFKA_CLIENT_ID: z.string().default('svc'),
+    /** Prefix for every topic and consumer group, so environments can share a cluster. */
+    KAFKA_TOPIC_PREFIX: z.string().default(''),
     KAFKA_TOPIC_PARTITIONS: positiveInt.default(6),
     KAFKA_REPLICATION_FACTOR: positiveInt.default(1),
     SVC_EMBEDDED_PARTITIONS: positiveInt.default(1),
@@ -48,7 +50,7 @@ export const ConfigSchema = z
     SVC_TRACE_QUIET_MS: positiveInt.default(5000),
     /** The assembler's ClickHouse writer flushes at this many rows or this interval. */
     SVC_ASSEMBLER_BATCH_ROWS: positiveInt.default(20000),
-    SVC_ASSEMBLER_FLUSH_MS: positiveInt.default(250),
+    SVC_ASSEMBLER_FLUSH_MS: positiveInt.default(200),
     /** Default retention of new spans, hours (workspaces override it later). */
     SVC_DEFAULT_RETENTION_HOURS: positiveInt.default(720),
 

@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino'
+import { pino, type DestinationStream, type Logger } from 'pino'
 
 /** Paths that may carry secrets; tested in log.test.ts. */
 export const REDACT_PATHS = [
@@ -16,7 +16,7 @@ export const REDACT_PATHS = [
 
 export type { Logger }
 
-export function createLogger(opts: { level?: string; name?: string } = {}, destination?: NodeJS.WritableStream): Logger {
+export function createLogger(opts: { level?: string; name?: string } = {}, destination?: DestinationStream): Logger {
   return pino(
     {
       level: opts.level ?? 'info',
@@ -25,6 +25,6 @@ export function createLogger(opts: { level?: string; name?: string } = {}, desti
       base: { pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    destination as pino.DestinationStream | undefined,
+    destination as DestinationStream,
   )
 }

@@ -1,0 +1,1 @@
+export { startAll, type RunningStack } from './start-all.js'

@@ -1,0 +1,58 @@
+import type { Logger } from '@svc/shared/log'
+import { startApi } from '@svc/api/service'
+import { startAssembler } from '@svc/assembler/service'
+import { startIngest } from '@svc/ingest/service'
+import { createBus, topicSpecsFor } from '@svc/shared/bus/index'
+import { createCache } from '@svc/shared/cache/index'
+import type { Bus } from '@svc/shared/bus/types'
+import type { Config } from '@svc/shared/config'
+import { bootstrapIdentity, type GeneratedCredentials } from '@svc/shared/control/bootstrap'
+import { ControlPlane } from '@svc/shared/control/control-plane'
+import { createStore } from '@svc/shared/store/index'
+import { migrate } from '@svc/shared/store/migrate'
+import type { Store } from '@svc/shared/store/types'
+
+export interface RunningStack {
+  ingestPort: number
+  apiPort: number
+  control: ControlPlane
+  bus: Bus
+  store: Store
+  generated: GeneratedCredentials | null
+  close(): Promise<void>
+}
+
+/**
+ * Every service in one process over one set of adapters: the embedded default
+ * (`pnpm start`), and also what the tests start in both bus modes. The services are
+ * the same ones the distributed deployment runs as separate processes.
+ */
+export async function startAll(config: Config, log: Logger): Promise<RunningStack> {
+  const closers: Array<() => Promise<void>> = []
+  const close = async () => {
+    for (const c of closers.reverse()) await c().catch((err) => log.error({ err }, 'error while stopping'))
+  }
+  try {
+    const bus = await createBus(config, log)
+    closers.push(() => bus.close())
+    await bus.ensureTopics(topicSpecsFor(config))
+    const store = await createStore(config, log)
+    closers.push(() => store.close())
+    await migrate(store, log)
+    const cache = await createCache(config, log)
+    closers.push(() => cache.close())
+    const control = await ControlPlane.start(bus, log)
+    closers.push(() => control.close())
+    const generated = await bootstrapIdentity({ control, cache, config, log })
+    const assembler = await startAssembler({ bus, store, control, config, log })
+    closers.push(() => assembler.close())
+    const ingest = await startIngest({ bus, control, config, log })
+    closers.push(() => ingest.close())
+    const api = await startApi({ store, control, cache, config, log })
+    closers.push(() => api.close())
+    return { ingestPort: ingest.port, apiPort: api.port, control, bus, store, generated, close }
+  } catch (err) {
+    await close()
+    throw err
+  }
+}

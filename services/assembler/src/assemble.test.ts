@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest'
+import type { SpanRecord } from '@svc/shared/bus/records'
+import { spanRow } from './assemble.js'
+
+const base: SpanRecord = {
+  org_id: '11111111-1111-5111-8111-111111111111',
+  workspace_id: '22222222-2222-5222-8222-222222222222',
+  project_id: 'default',
+  trace_id: 'a'.repeat(32),
+  span_id: 'b'.repeat(16),
+  parent_span_id: '',
+  name: 'chat gpt-4o',
+  kind: 'CLIENT',
+  start_time_unix_nano: 1_700_000_000_123_456_789n,
+  end_time_unix_nano: 1_700_000_001_000_000_001n,
+  status_code: 'OK',
+  status_message: '',
+  service_name: 'agent',
+  scope_name: 'openai',
+  resource_attributes: { 'service.name': 'agent' },
+  attributes: { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': '100', 'gen_ai.usage.output_tokens': '20', 'svc.cost_usd': '0.5' },
+  json_attribute_keys: ['gen_ai.usage.input_tokens', 'gen_ai.usage.output_tokens'],
+  events_json: '[]',
+  links_json: '[]',
+  received_at_ms: 1_700_000_002_000,
+}
+
+describe('spanRow', () => {
+  it('keeps nanosecond times exact and derives duration', () => {
+    const row = spanRow(base, 24)
+    expect(row.start_time).toBe('1700000000123456789')
+    expect(row.end_time).toBe('1700000001000000001')
+    expect(row.duration_ns).toBe('876543212')
+  })
+  it('extracts model, tokens and a reported cost', () => {
+    expect(spanRow(base, 24)).toMatchObject({ model: 'gpt-4o', input_tokens: 100, output_tokens: 20, cost_usd: 0.5, is_llm: 1 })
+  })
+  it('expires retention hours after the span start', () => {
+    expect(spanRow(base, 24).expires_at).toBe(1_700_000_000 + 24 * 3600)
+  })
+  it('clamps a negative duration to zero', () => {
+    expect(spanRow({ ...base, end_time_unix_nano: 1n }, 24).duration_ns).toBe('0')
+  })
+  it('is deterministic, so a replay writes the same row', () => {
+    expect(spanRow(base, 24)).toEqual(spanRow(base, 24))
+  })
+  it('leaves a non-LLM span at zero tokens and cost', () => {
+    expect(spanRow({ ...base, attributes: { 'http.method': 'GET' } }, 24)).toMatchObject({ model: '', input_tokens: 0, output_tokens: 0, cost_usd: 0, is_llm: 0 })
+  })
+})

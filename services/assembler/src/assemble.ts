@@ -1,0 +1,82 @@
+import type { SpanRecord } from '@svc/shared/bus/records'
+import { llmFacts } from '@svc/shared/domain/genai'
+
+/**
+ * The spans_v1 insert row (column names as in clickhouse/0001_create_spans_v1.sql).
+ * DateTime64 columns are given as integer tick strings (ns for DateTime64(9), ms
+ * for DateTime64(3)), which ClickHouse parses exactly, with no float rounding.
+ */
+export interface SpanRow {
+  org_id: string
+  workspace_id: string
+  project_id: string
+  trace_id: string
+  span_id: string
+  parent_span_id: string
+  name: string
+  kind: string
+  start_time: string
+  end_time: string
+  duration_ns: string
+  status_code: string
+  status_message: string
+  service_name: string
+  scope_name: string
+  model: string
+  input_tokens: number
+  output_tokens: number
+  cost_usd: number
+  is_llm: number
+  resource_attributes: Record<string, string>
+  attributes: Record<string, string>
+  json_attribute_keys: string[]
+  events: string
+  links: string
+  received_at: string
+  expires_at: number
+  [column: string]: unknown
+}
+
+const NS_PER_HOUR = 3_600_000_000_000n
+
+/**
+ * One accepted span to one spans_v1 row. Pure: the same record always gives the
+ * same row, which is what makes a replay after a crash collapse onto the rows it
+ * already wrote.
+ */
+export function spanRow(r: SpanRecord, retentionHours: number): SpanRow {
+  const start = BigInt(r.start_time_unix_nano)
+  const end = BigInt(r.end_time_unix_nano)
+  const facts = llmFacts(r.attributes)
+  // Expiry runs from the span's own start, so reads and TTL agree on what is "older than the window".
+  const expiresNs = start + BigInt(retentionHours) * NS_PER_HOUR
+  return {
+    org_id: r.org_id,
+    workspace_id: r.workspace_id,
+    project_id: r.project_id,
+    trace_id: r.trace_id,
+    span_id: r.span_id,
+    parent_span_id: r.parent_span_id,
+    name: r.name,
+    kind: r.kind,
+    start_time: start.toString(),
+    end_time: end.toString(),
+    duration_ns: (end > start ? end - start : 0n).toString(),
+    status_code: r.status_code,
+    status_message: r.status_message,
+    service_name: r.service_name,
+    scope_name: r.scope_name,
+    model: facts.model,
+    input_tokens: facts.inputTokens,
+    output_tokens: facts.outputTokens,
+    cost_usd: facts.reportedCostUsd ?? 0,
+    is_llm: facts.isLlm ? 1 : 0,
+    resource_attributes: r.resource_attributes,
+    attributes: r.attributes,
+    json_attribute_keys: r.json_attribute_keys,
+    events: r.events_json,
+    links: r.links_json,
+    received_at: String(r.received_at_ms),
+    expires_at: Number(expiresNs / 1_000_000_000n),
+  }
+}

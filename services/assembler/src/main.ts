@@ -1,0 +1,26 @@
+import { createBus, topicSpecsFor } from '@svc/shared/bus/index'
+import { loadConfig } from '@svc/shared/config'
+import { ControlPlane } from '@svc/shared/control/control-plane'
+import { createLogger } from '@svc/shared/log'
+import { createStore } from '@svc/shared/store/index'
+import { migrate } from '@svc/shared/store/migrate'
+import { startAssembler } from './service.js'
+
+const config = loadConfig()
+const log = createLogger({ level: config.LOG_LEVEL, name: 'assembler' })
+const bus = await createBus(config, log)
+await bus.ensureTopics(topicSpecsFor(config))
+const store = await createStore(config, log)
+await migrate(store, log)
+const control = await ControlPlane.start(bus, log)
+const assembler = await startAssembler({ bus, store, control, config, log })
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const)
+  process.once(signal, async () => {
+    log.info({ signal }, 'shutting down')
+    await assembler.close()
+    await control.close()
+    await bus.close()
+    await store.close()
+    process.exit(0)
+  })

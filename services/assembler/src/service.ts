@@ -1,0 +1,89 @@
+import type { Logger } from '@svc/shared/log'
+import { TOPICS } from '@svc/shared/bus/topics'
+import type { Bus, Subscription } from '@svc/shared/bus/types'
+import type { Config } from '@svc/shared/config'
+import type { ControlState } from '@svc/shared/control/state'
+import { enabledTraceEngines } from '@svc/shared/domain/engines'
+import { createBatchWriter } from '@svc/shared/store/batch-writer'
+import { findUncompletedTraces } from '@svc/shared/store/queries/traces'
+import type { Store } from '@svc/shared/store/types'
+import { emitCompletions } from './completion.js'
+import { deadLetterBatchHandler } from './dead-letter-sink.js'
+import { spanBatchHandler } from './span-consumer.js'
+import { TraceTracker } from './trace-tracker.js'
+
+export interface AssemblerDeps {
+  bus: Bus
+  store: Store
+  control: { state: ControlState }
+  config: Config
+  log: Logger
+}
+
+/** How far back a restarted assembler looks for traces whose completion it may have missed. */
+const RECOVERY_WINDOW_MS = 6 * 3600_000
+
+/**
+ * The assembler: spans.raw.v1 -> spans_v1 (and, through traces_v1_mv, traces_v1),
+ * quiet traces -> engine.<name>.jobs.v1, spans.raw.v1.dlq -> dead_letters_v1.
+ */
+export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Promise<void>; tracker: TraceTracker }> {
+  const { bus, store, control, config } = deps
+  const log = deps.log.child({ component: 'assembler' })
+  const tracker = new TraceTracker(config.SVC_TRACE_QUIET_MS)
+  const writer = createBatchWriter({ store, table: 'spans_v1', maxRows: config.SVC_ASSEMBLER_BATCH_ROWS, flushIntervalMs: config.SVC_ASSEMBLER_FLUSH_MS, log })
+
+  const recovered = await findUncompletedTraces(store, { sinceMs: Date.now() - RECOVERY_WINDOW_MS, quietBeforeMs: Date.now(), limit: 200_000 })
+  for (const t of recovered)
+    tracker.recover(
+      { org_id: t.org_id, workspace_id: t.workspace_id, project_id: t.project_id, trace_id: t.trace_id, recoveredSpanCount: t.span_count, startNs: BigInt(t.trace_start_ns), endNs: BigInt(t.trace_end_ns), lastReceivedMs: t.last_received_at_ms },
+      Date.now(),
+    )
+  if (recovered.length) log.info({ traces: recovered.length }, 're-armed traces whose completion was not recorded')
+
+  const subs: Subscription[] = []
+  subs.push(
+    await bus.subscribe({
+      group: 'assembler',
+      topics: [TOPICS.spansRaw],
+      fromBeginning: true,
+      maxBatchRecords: config.SVC_ASSEMBLER_BATCH_ROWS,
+      onBatch: spanBatchHandler({
+        bus,
+        sink: writer,
+        tracker,
+        log,
+        retentionHoursFor: (ws) => control.state.setting(ws, 'retention_hours', config.SVC_DEFAULT_RETENTION_HOURS),
+      }),
+    }),
+  )
+  subs.push(await bus.subscribe({ group: 'dead-letter-sink', topics: [TOPICS.spansRawDlq], fromBeginning: true, onBatch: deadLetterBatchHandler(store, log) }))
+  await Promise.all(subs.map((s) => s.ready))
+
+  const enginesFor = (ws: string) => enabledTraceEngines(control.state.setting<Record<string, boolean>>(ws, 'engines', {}))
+  let ticking: Promise<void> = Promise.resolve()
+  const tick = async () => {
+    const now = Date.now()
+    const due = tracker.takeCompleted(now)
+    try {
+      await emitCompletions({ bus, store, log, enginesFor }, due, now)
+    } catch (err) {
+      log.warn({ err, traces: due.length }, 'emitting trace completions failed; will retry')
+      tracker.restore(due)
+    }
+  }
+  const timer = setInterval(() => {
+    ticking = ticking.then(tick)
+  }, Math.min(1000, Math.max(50, Math.floor(config.SVC_TRACE_QUIET_MS / 4))))
+
+  log.info('assembler running')
+  return {
+    tracker,
+    async close() {
+      clearInterval(timer)
+      await Promise.all(subs.map((s) => s.close()))
+      await writer.close()
+      await ticking
+    },
+  }
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest'
+import { spanCountOf, TraceTracker, type ObservedSpan } from './trace-tracker.js'
+
+const span = (trace: string, id: string, receivedMs: number, startNs = 100n, endNs = 200n): ObservedSpan => ({
+  org_id: 'o', workspace_id: 'w', project_id: 'p', trace_id: trace, span_id: id, startNs, endNs, receivedMs,
+})
+
+describe('TraceTracker', () => {
+  it('completes a trace only after the quiet period, with min start and max end', () => {
+    const t = new TraceTracker(5000)
+    t.observe(span('a', '1', 1000, 50n, 300n), 1000)
+    t.observe(span('a', '2', 3000, 20n, 250n), 3000)
+    expect(t.takeCompleted(7000)).toEqual([])
+    const [done] = t.takeCompleted(8000)
+    expect(done).toMatchObject({ trace_id: 'a', startNs: 20n, endNs: 300n, lastReceivedMs: 3000 })
+    expect(spanCountOf(done!)).toBe(2)
+    expect(t.size).toBe(0)
+  })
+
+  it('counts a redelivered span once', () => {
+    const t = new TraceTracker(10)
+    t.observe(span('a', '1', 0), 0)
+    t.observe(span('a', '1', 0), 0)
+    expect(spanCountOf(t.takeCompleted(10_000)[0]!)).toBe(1)
+  })
+
+  it('waits a short local grace for replayed (old) spans before completing', () => {
+    const t = new TraceTracker(5000)
+    t.observe(span('a', '1', 0), 100_000)
+    expect(t.takeCompleted(100_500)).toEqual([])
+    expect(t.takeCompleted(101_000)).toHaveLength(1)
+  })
+
+  it('completes on the local clock when the ingest clock runs ahead', () => {
+    const t = new TraceTracker(5000)
+    t.observe(span('a', '1', 1_000_000), 0)
+    expect(t.takeCompleted(4999)).toEqual([])
+    expect(t.takeCompleted(5000)).toHaveLength(1)
+  })
+
+  it('bounds memory by completing the quietest traces early', () => {
+    const t = new TraceTracker(60_000, 2)
+    for (const [i, id] of ['a', 'b', 'c'].entries()) t.observe(span(id, '1', i), i)
+    expect(t.takeCompleted(10).map((x) => x.trace_id)).toEqual(['a'])
+  })
+
+  it('restores traces whose jobs could not be emitted, merging newer spans', () => {
+    const t = new TraceTracker(10)
+    t.observe(span('a', '1', 0), 0)
+    const taken = t.takeCompleted(100)
+    t.observe(span('a', '2', 150), 150)
+    t.restore(taken)
+    expect(spanCountOf(t.takeCompleted(10_000)[0]!)).toBe(2)
+  })
+})

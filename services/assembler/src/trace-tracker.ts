@@ -1,0 +1,116 @@
+/**
+ * Which traces are still receiving spans, and which have gone quiet. A trace is
+ * complete when no span for it has been accepted for `quietMs`; completion emits its
+ * engine jobs. A late span simply re-opens the trace and it completes again later
+ * (engines keep the newest result).
+ *
+ * Quietness is measured on the ingest clock (received_at), not on arrival at the
+ * assembler, so a replay after a restart does not make old traces look fresh.
+ */
+export interface OpenTrace {
+  org_id: string
+  workspace_id: string
+  project_id: string
+  trace_id: string
+  spanIds: Set<string>
+  /** Spans known from storage when the trace was recovered after a restart. */
+  recoveredSpanCount: number
+  startNs: bigint
+  endNs: bigint
+  lastReceivedMs: number
+  /** When this process last saw a span for it (bounds the wait when clocks disagree). */
+  lastSeenLocalMs: number
+}
+
+export interface ObservedSpan {
+  org_id: string
+  workspace_id: string
+  project_id: string
+  trace_id: string
+  span_id: string
+  startNs: bigint
+  endNs: bigint
+  receivedMs: number
+}
+
+export class TraceTracker {
+  private readonly open = new Map<string, OpenTrace>()
+
+  constructor(private readonly quietMs: number, private readonly maxOpen = 500_000) {}
+
+  get size() {
+    return this.open.size
+  }
+
+  observe(s: ObservedSpan, nowMs: number): void {
+    const key = `${s.workspace_id}:${s.trace_id}`
+    let t = this.open.get(key)
+    if (!t) {
+      t = { org_id: s.org_id, workspace_id: s.workspace_id, project_id: s.project_id, trace_id: s.trace_id, spanIds: new Set(), recoveredSpanCount: 0, startNs: s.startNs, endNs: s.endNs, lastReceivedMs: s.receivedMs, lastSeenLocalMs: nowMs }
+      this.open.set(key, t)
+    }
+    t.spanIds.add(s.span_id)
+    if (s.startNs < t.startNs) t.startNs = s.startNs
+    if (s.endNs > t.endNs) t.endNs = s.endNs
+    if (s.receivedMs > t.lastReceivedMs) t.lastReceivedMs = s.receivedMs
+    t.lastSeenLocalMs = nowMs
+  }
+
+  /** Re-arms a trace found in storage without a completion (after a restart). */
+  recover(t: Omit<OpenTrace, 'spanIds' | 'lastSeenLocalMs'>, nowMs: number): void {
+    const key = `${t.workspace_id}:${t.trace_id}`
+    if (this.open.has(key)) return
+    this.open.set(key, { ...t, spanIds: new Set(), lastSeenLocalMs: nowMs })
+  }
+
+  /**
+   * Removes and returns the traces that have been quiet long enough. When more
+   * traces are open than `maxOpen`, the quietest are completed early so memory stays
+   * bounded (they re-open if more spans come).
+   */
+  takeCompleted(nowMs: number): OpenTrace[] {
+    const done: OpenTrace[] = []
+    for (const [key, t] of this.open) {
+      if (this.isQuiet(t, nowMs)) {
+        done.push(t)
+        this.open.delete(key)
+      }
+    }
+    if (this.open.size > this.maxOpen) {
+      const excess = [...this.open.entries()].sort((a, b) => a[1].lastReceivedMs - b[1].lastReceivedMs).slice(0, this.open.size - this.maxOpen)
+      for (const [key, t] of excess) {
+        done.push(t)
+        this.open.delete(key)
+      }
+    }
+    return done
+  }
+
+  /**
+   * Quiet on the ingest clock, with a short local grace so a replay burst can
+   * deliver the rest of a trace first; quiet on the local clock alone bounds the
+   * wait when the ingest host's clock runs ahead.
+   */
+  private isQuiet(t: OpenTrace, nowMs: number): boolean {
+    const sinceSeen = nowMs - t.lastSeenLocalMs
+    if (sinceSeen >= this.quietMs) return true
+    return nowMs - t.lastReceivedMs >= this.quietMs && sinceSeen >= Math.min(this.quietMs, 1000)
+  }
+
+  /** Puts traces back when emitting their jobs failed, so the next tick retries. */
+  restore(traces: OpenTrace[]): void {
+    for (const t of traces) {
+      const key = `${t.workspace_id}:${t.trace_id}`
+      const now = this.open.get(key)
+      if (!now) this.open.set(key, t)
+      else {
+        for (const id of t.spanIds) now.spanIds.add(id)
+        now.recoveredSpanCount = Math.max(now.recoveredSpanCount, t.recoveredSpanCount)
+        if (t.startNs < now.startNs) now.startNs = t.startNs
+        if (t.endNs > now.endNs) now.endNs = t.endNs
+      }
+    }
+  }
+}
+
+export const spanCountOf = (t: OpenTrace) => Math.max(t.spanIds.size, t.recoveredSpanCount)

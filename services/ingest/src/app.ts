@@ -1,0 +1,59 @@
+/**
+ * The ingest HTTP app, built from its dependencies and nothing else, so tests drive
+ * it with app.request() and the standalone and all-in-one processes share it.
+ */
+import { Hono } from 'hono'
+import type { Bus } from '@svc/shared/bus/types'
+import type { Config } from '@svc/shared/config'
+import type { ControlState } from '@svc/shared/control/state'
+import { jsonErrorHandler, jsonNotFound } from '@svc/shared/http/errors'
+import type { Logger } from '@svc/shared/log'
+import { createIngestMetrics, type IngestMetrics } from './metrics.js'
+import { InflightBudget } from './middleware/backpressure.js'
+import { otlpRoutes } from './routes/otlp.js'
+import { workspaceRoutes } from './routes/workspace.js'
+
+export interface IngestDeps {
+  bus: Bus
+  control: { state: ControlState }
+  config: Config
+  log: Logger
+  /** How long a request waits for the bus to acknowledge before answering 503 (default 30 s). */
+  produceTimeoutMs?: number
+}
+
+export interface IngestApp {
+  app: Hono
+  metrics: IngestMetrics
+  budget: InflightBudget
+  /** Refuses new trace requests (503) and waits up to `timeoutMs` for admitted ones to become durable. */
+  drain(timeoutMs: number): Promise<boolean>
+}
+
+export const DEFAULT_PRODUCE_TIMEOUT_MS = 30_000
+
+export function createIngestApp(deps: IngestDeps): IngestApp {
+  const { bus, control, config } = deps
+  const log = deps.log.child({ component: 'ingest' })
+  const metrics = createIngestMetrics()
+  const budget = new InflightBudget(config.SVC_INGEST_MAX_INFLIGHT_BYTES, metrics)
+
+  const app = new Hono()
+  app.get('/health', (c) => c.json({ status: 'ok' }))
+  app.route(
+    '/',
+    otlpRoutes({
+      bus,
+      state: control.state,
+      budget,
+      metrics,
+      log,
+      maxBodyBytes: config.SVC_INGEST_MAX_BODY_BYTES,
+      produceTimeoutMs: deps.produceTimeoutMs ?? DEFAULT_PRODUCE_TIMEOUT_MS,
+    }),
+  )
+  app.route('/', workspaceRoutes(control.state))
+  app.onError(jsonErrorHandler(log))
+  app.notFound(jsonNotFound)
+  return { app, metrics, budget, drain: (timeoutMs) => budget.drain(timeoutMs) }
+}

@@ -1,0 +1,112 @@
+import { deflateSync, gzipSync } from 'node:zlib'
+import { Hono } from 'hono'
+import { describe, expect, it } from 'vitest'
+import { jsonErrorHandler } from '@svc/shared/http/errors'
+import { createLogger } from '@svc/shared/log'
+import { checkContentType, decompress, readCapped, readJsonBody } from './body.js'
+
+const MAX = 1024
+
+function app() {
+  const a = new Hono()
+  a.post('/', async (c) => c.json(await readJsonBody(c, { maxBytes: MAX })))
+  a.onError(jsonErrorHandler(createLogger({ level: 'silent' })))
+  return a
+}
+
+const post = (body: BodyInit | null, headers: Record<string, string> = {}) => app().request('/', { method: 'POST', body, headers })
+
+describe('content type', () => {
+  it.each(['application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/otlp+json', undefined])('accepts %s', (ct) => {
+    expect(() => checkContentType(ct)).not.toThrow()
+  })
+  it.each(['application/x-protobuf', 'application/protobuf', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'])('refuses %s with 415', (ct) => {
+    expect(() => checkContentType(ct)).toThrow(expect.objectContaining({ status: 415, code: 'unsupported_media_type' }))
+  })
+  it('names OTLP/JSON in the protobuf message', async () => {
+    const res = await post('x', { 'content-type': 'application/x-protobuf' })
+    expect(res.status).toBe(415)
+    expect(await res.json()).toMatchObject({ error: 'unsupported_media_type', message: expect.stringMatching(/http\/json/) })
+  })
+})
+
+describe('readJsonBody', () => {
+  it('parses plain JSON and reports its size', async () => {
+    const res = await post('{"a":[1,2]}', { 'content-type': 'application/json' })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ value: { a: [1, 2] }, bytes: 11 })
+  })
+
+  it('takes a missing content type as JSON and tolerates a BOM', async () => {
+    const res = await app().request('/', { method: 'POST', body: new Uint8Array([0xef, 0xbb, 0xbf, ...Buffer.from('[]')]) })
+    expect(res.status).toBe(200)
+  })
+
+  it('decompresses gzip and deflate', async () => {
+    for (const [enc, data] of [['gzip', gzipSync('{"ok":true}')], ['deflate', deflateSync('{"ok":true}')]] as const) {
+      const res = await post(data, { 'content-type': 'application/json', 'content-encoding': enc })
+      expect(res.status).toBe(200)
+      expect(await res.json()).toEqual({ value: { ok: true }, bytes: 11 })
+    }
+  })
+
+  it('answers 400 for invalid JSON, an empty body and invalid gzip', async () => {
+    for (const [body, headers] of [
+      ['{"a":', {}],
+      ['', {}],
+      ['not gzip at all', { 'content-encoding': 'gzip' }],
+      [gzipSync('{"a":1}').subarray(0, 12), { 'content-encoding': 'gzip' }],
+    ] as const) {
+      const res = await post(body, { 'content-type': 'application/json', ...headers })
+      expect(res.status).toBe(400)
+      expect(await res.json()).toMatchObject({ error: 'bad_request' })
+    }
+  })
+
+  it('answers 415 for an unknown content encoding', async () => {
+    expect((await post('{}', { 'content-encoding': 'br' })).status).toBe(415)
+  })
+
+  it('answers 413 past the limit, with or without a content-length', async () => {
+    const big = JSON.stringify({ pad: 'x'.repeat(MAX) })
+    const res = await post(big, { 'content-type': 'application/json' })
+    expect(res.status).toBe(413)
+    expect(await res.json()).toMatchObject({ error: 'payload_too_large', detail: { max_bytes: MAX } })
+    // A streamed body has no content-length: the reader cuts it off.
+    const stream = new ReadableStream<Uint8Array>({
+      start(ctl) {
+        for (let i = 0; i < 10; i++) ctl.enqueue(new Uint8Array(512))
+        ctl.close()
+      },
+    })
+    expect((await app().request('/', { method: 'POST', body: stream, duplex: 'half' } as RequestInit)).status).toBe(413)
+  })
+
+  it('measures the limit after decompression (a gzip bomb is 413)', async () => {
+    const bomb = gzipSync(Buffer.alloc(50 * 1024 * 1024, 0x20))
+    expect(bomb.length).toBeLessThan(MAX * 100)
+    const res = await post(bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+    expect(res.status).toBe(413)
+  })
+})
+
+describe('helpers', () => {
+  it('readCapped concatenates chunks up to the cap', async () => {
+    const s = new ReadableStream<Uint8Array>({
+      start(ctl) {
+        ctl.enqueue(Buffer.from('ab'))
+        ctl.enqueue(Buffer.from('cd'))
+        ctl.close()
+      },
+    })
+    expect((await readCapped(s, 4)).toString()).toBe('abcd')
+    expect((await readCapped(null, 4)).length).toBe(0)
+  })
+
+  it('decompress stops at maxOutputLength instead of inflating the whole bomb', async () => {
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024))
+    const before = process.memoryUsage().arrayBuffers
+    await expect(decompress(bomb, 'gzip', 1024 * 1024)).rejects.toMatchObject({ status: 413 })
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * 1024 * 1024)
+  })
+})

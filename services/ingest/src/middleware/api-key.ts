@@ -1,0 +1,50 @@
+/**
+ * Ingest authentication: API keys only (spec "Authentication"). The key comes from
+ * `x-svc-api-key` or `Authorization: Bearer dr_...`; a JWT or anything else is 401.
+ * The key is resolved against the folded control state on every request, so a
+ * revoked key or a soft-deleted workspace stops working as soon as the event folds.
+ */
+import type { Context, MiddlewareHandler } from 'hono'
+import type { ControlState, Principal } from '@svc/shared/control/state'
+import { looksLikeApiKey } from '@svc/shared/control/secrets'
+import { unauthorized } from '@svc/shared/http/errors'
+
+export type ApiKeyPrincipal = Extract<Principal, { kind: 'api_key' }>
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    // The shared Principal union, so the API service can declare the same variable
+    // identically (one tsc program sees both declarations). Ingest only ever sets an
+    // api_key principal; read it with apiKeyPrincipal().
+    principal: Principal
+  }
+}
+
+/** The raw key of a request, or null when none was sent. */
+export function apiKeyFrom(headers: { header(name: string): string | undefined }): string | null {
+  const direct = headers.header('x-svc-api-key')?.trim()
+  if (direct) return direct
+  const auth = headers.header('authorization')?.trim()
+  const m = auth ? /^bearer\s+(\S+)$/i.exec(auth) : null
+  return m?.[1] ?? null
+}
+
+export function apiKeyAuth(state: ControlState): MiddlewareHandler {
+  return async (c, next) => {
+    const raw = apiKeyFrom(c.req)
+    if (!raw) throw unauthorized('missing API key: send x-svc-api-key or Authorization: Bearer dr_...')
+    // Cheap shape check first: a JWT or junk never reaches the hash lookup.
+    if (!looksLikeApiKey(raw)) throw unauthorized('invalid API key (ingest accepts API keys only)')
+    const principal = state.resolveApiKey(raw)
+    if (!principal) throw unauthorized('invalid API key')
+    c.set('principal', principal)
+    await next()
+  }
+}
+
+/** The api_key principal set by apiKeyAuth (a programming error if absent). */
+export function apiKeyPrincipal(c: Context): ApiKeyPrincipal {
+  const p = c.get('principal')
+  if (p?.kind !== 'api_key') throw new Error('apiKeyAuth must run before this handler')
+  return p
+}

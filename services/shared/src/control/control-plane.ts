@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto'
+import type { Logger } from '../log.js'
+import { controlEventV1 } from '../bus/records.js'
+import { TOPICS } from '../bus/topics.js'
+import type { Bus, Subscription } from '../bus/types.js'
+import { ControlPayloadError } from './errors.js'
+import { ControlEventPayloads, parseControlEvent, type ControlEventPayload, type ControlEventType } from './events.js'
+import { ControlState } from './state.js'
+
+export type NewControlEvent = { [T in ControlEventType]: { type: T; payload: ControlEventPayload<T> } }[ControlEventType]
+
+/**
+ * Keeps this process's ControlState in step with the control topic. Every process
+ * (ingest, assembler, api) folds the whole topic at start through an ephemeral
+ * subscription and then follows it, so an API key revoked by the API stops working
+ * at ingest as soon as ingest folds the event. Writers get read-your-writes:
+ * `append` resolves only once this process has folded what it wrote.
+ */
+export class ControlPlane {
+  readonly state = new ControlState()
+  private folded = -1n
+  private waiters: Array<{ offset: bigint; resolve: () => void }> = []
+  private sub: Subscription | null = null
+
+  private constructor(private readonly bus: Bus, private readonly log: Logger) {}
+
+  static async start(bus: Bus, log: Logger): Promise<ControlPlane> {
+    const cp = new ControlPlane(bus, log.child({ component: 'control-plane' }))
+    const end = (await bus.endOffsets(TOPICS.controlEvents)).get(0) ?? '0'
+    cp.sub = await bus.subscribe({
+      group: 'control-fold',
+      topics: [TOPICS.controlEvents],
+      ephemeral: true,
+      fromBeginning: true,
+      onBatch: async (records) => {
+        for (const r of records) cp.fold(r.value, BigInt(r.offset))
+      },
+    })
+    await cp.sub.ready
+    await cp.waitFor(BigInt(end) - 1n)
+    cp.log.info({ orgs: cp.state.orgs.size, workspaces: cp.state.workspaces.size, keys: cp.state.apiKeys.size }, 'control state loaded')
+    return cp
+  }
+
+  private fold(value: Buffer, offset: bigint) {
+    try {
+      const event = parseControlEvent(controlEventV1.decode(value))
+      if (event) this.state.apply(event)
+      else this.log.warn({ offset: offset.toString() }, 'skipping unknown or invalid control event')
+    } catch (err) {
+      this.log.error({ err, offset: offset.toString() }, 'undecodable control event skipped')
+    }
+    this.folded = offset
+    this.waiters = this.waiters.filter((w) => (w.offset <= offset ? (w.resolve(), false) : true))
+  }
+
+  private waitFor(offset: bigint): Promise<void> {
+    if (offset <= this.folded) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push({ offset, resolve }))
+  }
+
+  /** Validates, appends durably, and resolves once the events are visible in `state`. */
+  async append(events: NewControlEvent[], actor: string): Promise<void> {
+    if (events.length === 0) return
+    const records = events.map((e) => {
+      const check = ControlEventPayloads[e.type].safeParse(e.payload)
+      if (!check.success) throw new ControlPayloadError(e.type, check.error.message)
+      return {
+        key: null,
+        value: controlEventV1.encode({ event_id: randomUUID(), type: e.type, payload_json: JSON.stringify(e.payload), actor, at_ms: Date.now() }),
+      }
+    })
+    const metas = await this.bus.produce(TOPICS.controlEvents, records)
+    const last = metas.reduce((max, m) => (BigInt(m.offset) > max ? BigInt(m.offset) : max), -1n)
+    await this.waitFor(last)
+  }
+
+  async close(): Promise<void> {
+    await this.sub?.close()
+  }
+}

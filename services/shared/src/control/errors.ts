@@ -1,0 +1,5 @@
+export class ControlPayloadError extends Error {
+  constructor(readonly eventType: string, detail: string) {
+    super(`invalid ${eventType} payload: ${detail}`)
+  }
+}

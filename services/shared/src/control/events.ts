@@ -1,0 +1,47 @@
+import { z } from 'zod'
+
+export const ROLES = ['viewer', 'dev', 'admin', 'owner'] as const
+export type Role = (typeof ROLES)[number]
+export const ROLE_RANK: Record<Role, number> = { viewer: 0, dev: 1, admin: 2, owner: 3 }
+export const RoleSchema = z.enum(ROLES)
+
+const uuid = z.string().uuid()
+
+/**
+ * The control topic's event catalogue: type name -> payload schema. Every change to
+ * organizations, workspaces, users, memberships and keys is one of these, so the
+ * state can be rebuilt anywhere by folding the topic from the start.
+ */
+export const ControlEventPayloads = {
+  'org.created': z.object({ org_id: uuid, slug: z.string(), name: z.string() }),
+  'workspace.created': z.object({ workspace_id: uuid, org_id: uuid, slug: z.string(), name: z.string() }),
+  'user.created': z.object({ user_id: uuid, email: z.string(), password_hash: z.string().nullable() }),
+  'member.role_set': z.object({ org_id: uuid, user_id: uuid, role: RoleSchema, workspace_id: uuid.nullable() }),
+  'api_key.created': z.object({
+    key_id: z.string(),
+    org_id: uuid,
+    workspace_id: uuid,
+    project_id: z.string(),
+    role: RoleSchema,
+    name: z.string(),
+    key_hash: z.string(),
+    key_last4: z.string(),
+  }),
+  'api_key.revoked': z.object({ key_id: z.string() }),
+  'workspace.setting_set': z.object({ workspace_id: uuid, name: z.string(), value: z.unknown() }),
+} as const
+
+export type ControlEventType = keyof typeof ControlEventPayloads
+export type ControlEventPayload<T extends ControlEventType> = z.infer<(typeof ControlEventPayloads)[T]>
+
+export type ControlEvent = {
+  [T in ControlEventType]: { type: T; payload: ControlEventPayload<T>; actor: string; at_ms: number; event_id: string }
+}[ControlEventType]
+
+export function parseControlEvent(raw: { type: string; payload_json: string; actor: string; at_ms: number; event_id: string }): ControlEvent | null {
+  const schema = (ControlEventPayloads as Record<string, z.ZodTypeAny>)[raw.type]
+  if (!schema) return null
+  const payload = schema.safeParse(JSON.parse(raw.payload_json))
+  if (!payload.success) return null
+  return { type: raw.type, payload: payload.data, actor: raw.actor, at_ms: raw.at_ms, event_id: raw.event_id } as ControlEvent
+}

@@ -1,0 +1,7 @@
+export * from './events.js'
+export * from './state.js'
+export * from './control-plane.js'
+export * from './bootstrap.js'
+export * from './secrets.js'
+export * from './tokens.js'
+export * from './errors.js'

@@ -1,0 +1,149 @@
+import { ROLE_RANK, type ControlEvent, type Role } from './events.js'
+import { hashApiKey } from './secrets.js'
+
+export interface Org { id: string; slug: string; name: string; created_at_ms: number }
+export interface Workspace { id: string; org_id: string; slug: string; name: string; created_at_ms: number; deleted_at_ms: number | null }
+export interface User { id: string; email: string; password_hash: string | null; created_at_ms: number }
+export interface Membership { org_id: string; user_id: string; role: Role; workspace_id: string | null }
+export interface ApiKey {
+  id: string
+  org_id: string
+  workspace_id: string
+  project_id: string
+  role: Role
+  name: string
+  key_hash: string
+  key_last4: string
+  created_at_ms: number
+  revoked_at_ms: number | null
+}
+
+/** Who is calling, once a credential has been checked. */
+export type Principal =
+  | { kind: 'api_key'; key_id: string; org_id: string; workspace_id: string; project_id: string; role: Role }
+  | { kind: 'user'; user_id: string; email: string }
+
+/**
+ * The folded control state. `apply` is the only writer and is pure with respect to
+ * the event (no clock, no I/O), so every process that folds the same topic ends in
+ * the same state. Applying an event twice is harmless: every event either creates
+ * something keyed by a stable id or sets a value.
+ */
+export class ControlState {
+  readonly orgs = new Map<string, Org>()
+  readonly workspaces = new Map<string, Workspace>()
+  readonly users = new Map<string, User>()
+  readonly apiKeys = new Map<string, ApiKey>()
+  /** key: `${org_id}|${user_id}|${workspace_id ?? ''}` */
+  readonly memberships = new Map<string, Membership>()
+  readonly settings = new Map<string, Map<string, unknown>>()
+  private readonly keysByHash = new Map<string, ApiKey>()
+  private readonly usersByEmail = new Map<string, User>()
+
+  apply(e: ControlEvent): void {
+    switch (e.type) {
+      case 'org.created': {
+        const p = e.payload
+        if (!this.orgs.has(p.org_id)) this.orgs.set(p.org_id, { id: p.org_id, slug: p.slug, name: p.name, created_at_ms: e.at_ms })
+        return
+      }
+      case 'workspace.created': {
+        const p = e.payload
+        if (!this.workspaces.has(p.workspace_id))
+          this.workspaces.set(p.workspace_id, { id: p.workspace_id, org_id: p.org_id, slug: p.slug, name: p.name, created_at_ms: e.at_ms, deleted_at_ms: null })
+        return
+      }
+      case 'user.created': {
+        const p = e.payload
+        const email = p.email.toLowerCase()
+        if (this.users.has(p.user_id) || this.usersByEmail.has(email)) return
+        const user = { id: p.user_id, email, password_hash: p.password_hash, created_at_ms: e.at_ms }
+        this.users.set(user.id, user)
+        this.usersByEmail.set(email, user)
+        return
+      }
+      case 'member.role_set': {
+        const p = e.payload
+        this.memberships.set(`${p.org_id}|${p.user_id}|${p.workspace_id ?? ''}`, { ...p })
+        return
+      }
+      case 'api_key.created': {
+        const p = e.payload
+        if (this.apiKeys.has(p.key_id)) return
+        const key: ApiKey = { id: p.key_id, org_id: p.org_id, workspace_id: p.workspace_id, project_id: p.project_id, role: p.role, name: p.name, key_hash: p.key_hash, key_last4: p.key_last4, created_at_ms: e.at_ms, revoked_at_ms: null }
+        this.apiKeys.set(key.id, key)
+        this.keysByHash.set(key.key_hash, key)
+        return
+      }
+      case 'api_key.revoked': {
+        const key = this.apiKeys.get(e.payload.key_id)
+        if (key && key.revoked_at_ms === null) key.revoked_at_ms = e.at_ms
+        return
+      }
+      case 'workspace.setting_set': {
+        const p = e.payload
+        let m = this.settings.get(p.workspace_id)
+        if (!m) this.settings.set(p.workspace_id, (m = new Map()))
+        m.set(p.name, p.value)
+        return
+      }
+    }
+  }
+
+  /** The principal for a raw API key, or null when unknown, revoked, or its workspace is gone. */
+  resolveApiKey(raw: string): Extract<Principal, { kind: 'api_key' }> | null {
+    const key = this.keysByHash.get(hashApiKey(raw))
+    if (!key || key.revoked_at_ms !== null) return null
+    const ws = this.workspaces.get(key.workspace_id)
+    if (!ws || ws.deleted_at_ms !== null) return null
+    return { kind: 'api_key', key_id: key.id, org_id: key.org_id, workspace_id: key.workspace_id, project_id: key.project_id, role: key.role }
+  }
+
+  orgBySlug(slug: string): Org | undefined {
+    for (const o of this.orgs.values()) if (o.slug === slug) return o
+    return undefined
+  }
+
+  /** Active (not soft-deleted) workspace by slug within an organization. */
+  workspaceBySlug(orgId: string, slug: string): Workspace | undefined {
+    for (const w of this.workspaces.values()) if (w.org_id === orgId && w.slug === slug && w.deleted_at_ms === null) return w
+    return undefined
+  }
+
+  activeWorkspaces(orgId: string): Workspace[] {
+    return [...this.workspaces.values()].filter((w) => w.org_id === orgId && w.deleted_at_ms === null)
+  }
+
+  userByEmail(email: string): User | undefined {
+    return this.usersByEmail.get(email.toLowerCase())
+  }
+
+  membershipsOf(userId: string): Membership[] {
+    return [...this.memberships.values()].filter((m) => m.user_id === userId)
+  }
+
+  /**
+   * The role a principal holds for an organization, and for one of its workspaces
+   * when given: the higher of the organization-wide role and a role scoped to that
+   * workspace. An API key holds its role only in its own workspace (null elsewhere).
+   */
+  roleFor(p: Principal, orgId: string, workspaceId: string | null): Role | null {
+    if (p.kind === 'api_key') {
+      if (p.org_id !== orgId) return null
+      if (workspaceId !== null && p.workspace_id !== workspaceId) return null
+      return p.role
+    }
+    let best: Role | null = null
+    for (const m of this.memberships.values()) {
+      if (m.user_id !== p.user_id || m.org_id !== orgId) continue
+      if (m.workspace_id !== null && m.workspace_id !== workspaceId) continue
+      if (best === null || ROLE_RANK[m.role] > ROLE_RANK[best]) best = m.role
+    }
+    return best
+  }
+
+  setting<T>(workspaceId: string, name: string, fallback: T): T {
+    const v = this.settings.get(workspaceId)?.get(name)
+    return v === undefined ? fallback : (v as T)
+  }
+}

@@ -1,0 +1,77 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createClient } from '@clickhouse/client'
+import { createChdbConnection } from 'chdb/connection'
+import { Kafka, logLevel } from 'kafkajs'
+import { spanRow, type SpanRow } from '@svc/assembler/assemble'
+import { createEmbeddedBus } from '@svc/shared/bus/embedded/index'
+import { spanV1, traceKey, type SpanRecord } from '@svc/shared/bus/records'
+import { decodeTraceRequest } from '@svc/ingest/otlp/decode'
+import { REPO_ROOT } from '../support/process.js'
+
+const principal = { org_id: '11111111-1111-5111-8111-111111111111', workspace_id: '22222222-2222-5222-8222-222222222222', project_id: 'bench' }
+
+export interface Sample { records: Array<{ key: string; value: Buffer }>; rows: SpanRow[]; perRequest: number }
+
+/** The same spans the benchmark sends, as the Avro records ingest produces and the rows the assembler inserts. */
+export function sampleRecords(bodies: string[]): Sample {
+  const spans: SpanRecord[] = []
+  for (const json of bodies) {
+    const decoded = decodeTraceRequest(JSON.parse(json), { principal, receivedAtMs: Date.now() })
+    if (decoded.ok) spans.push(...decoded.spans)
+  }
+  return {
+    records: spans.map((s) => ({ key: traceKey(s.workspace_id, s.trace_id), value: spanV1.encode(s) })),
+    rows: spans.map((s) => spanRow(s, 720)),
+    perRequest: Math.max(1, Math.round(spans.length / Math.max(1, bodies.length))),
+  }
+}
+
+async function concurrently(total: number, batch: number, concurrency: number, send: (from: number, to: number) => Promise<unknown>) {
+  let next = 0
+  const t0 = performance.now()
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < total) {
+      const from = next
+      next = Math.min(total, next + batch)
+      await send(from, next)
+    }
+  }))
+  return total / ((performance.now() - t0) / 1000)
+}
+
+/** Records/s of the bare bus: kafkajs with acks=all, or the embedded log with fsync, same batch size and concurrency as the HTTP clients. */
+export async function busCeiling(mode: 'embedded' | 'kafka', env: Record<string, string>, sample: Sample, concurrency: number): Promise<number> {
+  const recs = sample.records
+  if (mode === 'embedded') {
+    const bus = await createEmbeddedBus({ dir: mkdtempSync(join(tmpdir(), 'ceiling-log-')) })
+    await bus.ensureTopics([{ name: 'ceiling', partitions: 1 }])
+    const rate = await concurrently(recs.length, sample.perRequest, concurrency, (a, b) => bus.produce('ceiling', recs.slice(a, b)))
+    await bus.close()
+    return rate
+  }
+  const kafka = new Kafka({ clientId: 'ceiling', brokers: env.KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING })
+  const admin = kafka.admin()
+  await admin.connect()
+  const topic = `ceiling-${Date.now()}`
+  await admin.createTopics({ topics: [{ topic, numPartitions: Number(env.KAFKA_TOPIC_PARTITIONS ?? 6) }], waitForLeaders: true })
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false })
+  await producer.connect()
+  const rate = await concurrently(recs.length, sample.perRequest, concurrency, (a, b) => producer.send({ topic, acks: -1, messages: recs.slice(a, b) }))
+  await producer.disconnect()
+  await admin.deleteTopics({ topics: [topic] }).catch(() => {})
+  await admin.disconnect()
+  return rate
+}
+
+/** Rows/s of bare @clickhouse/client inserts (chdb) of the same rows into the same schema, in 20k-row batches. */
+export async function clickhouseCeiling(sample: Sample): Promise<number> {
+  const client = createClient({ connection: createChdbConnection({ path: mkdtempSync(join(tmpdir(), 'ceiling-ch-')) }) } as Parameters<typeof createClient>[0])
+  const dir = join(REPO_ROOT, 'clickhouse')
+  for (const f of readdirSync(dir).filter((x) => x.endsWith('.sql')).sort()) await client.command({ query: readFileSync(join(dir, f), 'utf8') })
+  const rows = sample.rows
+  const rate = await concurrently(rows.length, 20_000, 1, (a, b) => client.insert({ table: 'spans_v1', values: rows.slice(a, b), format: 'JSONEachRow' }))
+  await client.close()
+  return rate
+}

@@ -1,0 +1,167 @@
+/**
+ * pnpm bench:ingest [--mode embedded|kafka|both] [--seconds 20] [--concurrency 16]
+ *                   [--traces-per-request 10] [--spans-per-trace 20]
+ *
+ * Runs the all-in-one service as a child process (as `pnpm start` would) and sends
+ * realistic agent traces as OTLP/JSON over HTTP. Prints accepted and end-to-end
+ * spans/s, accept latency percentiles, accept→visible freshness at half the
+ * measured rate, the service's peak RSS, and — measured in the same run — the bare
+ * ceilings: raw produce of the same Avro records and raw ClickHouse insert of the
+ * same rows, with our throughput as a ratio of each.
+ *
+ * The load generator shares the machine's cores with the service; the numbers are
+ * for the whole machine, as an operator running both would see them.
+ */
+import { mkdtempSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { exited, freePort, REPO_ROOT, spawnAllInOne, waitForHealth } from '../support/process.js'
+import { agentTrace, otlpEnvelope } from '../support/traces.js'
+import { busCeiling, clickhouseCeiling, sampleRecords } from './ceilings.js'
+import { fmt, peakRssMb, progress, summarize, table } from './stats.js'
+
+const { values: args } = parseArgs({
+  options: {
+    mode: { type: 'string', default: 'both' },
+    seconds: { type: 'string', default: '20' },
+    concurrency: { type: 'string', default: '16' },
+    'traces-per-request': { type: 'string', default: '10' },
+    'spans-per-trace': { type: 'string', default: '20' },
+  },
+})
+const SECONDS = Number(args.seconds)
+const CONCURRENCY = Number(args.concurrency)
+const TRACES_PER_REQUEST = Number(args['traces-per-request'])
+const SPANS_PER_TRACE = Number(args['spans-per-trace'])
+const KEY = 'dr_benchKey00000000000000000000000000000001'
+
+interface Body { json: string; traceIds: string[]; spans: number }
+
+function makeBodies(count: number): Body[] {
+  const out: Body[] = []
+  for (let i = 0; i < count; i++) {
+    const traces = Array.from({ length: TRACES_PER_REQUEST }, () => agentTrace({ spans: SPANS_PER_TRACE, startMs: Date.now() - 60_000 }))
+    out.push({ json: JSON.stringify(otlpEnvelope(traces.flatMap((t) => t.spans))), traceIds: traces.map((t) => t.traceId), spans: traces.length * SPANS_PER_TRACE })
+  }
+  return out
+}
+
+async function runMode(mode: 'embedded' | 'kafka') {
+  process.stdout.write(`\n== ${mode} mode ==\n`)
+  const env: Record<string, string> = {
+    SVC_BUS: mode,
+    SVC_DATA_DIR: mkdtempSync(join(REPO_ROOT, '.bench-data-')),
+    SVC_HOST: '127.0.0.1',
+    SVC_INIT_ORG_SLUG: 'bench', SVC_INIT_WORKSPACE_SLUG: 'bench', SVC_INIT_API_KEY: KEY, SVC_INIT_USER_PASSWORD: 'bench-password',
+    SVC_QUIET_BOOTSTRAP: 'true', LOG_LEVEL: 'warn',
+  }
+  let stopServices: () => Promise<void> = async () => {}
+  if (mode === 'kafka') {
+    const { provideKafka, provideRedis } = await import('../support/services.js')
+    progress('starting Kafka and Redis (or using KAFKA_BROKERS / REDIS_URL)')
+    const [kafka, redis] = await Promise.all([provideKafka(), provideRedis()])
+    Object.assign(env, { KAFKA_BROKERS: kafka.brokers, REDIS_URL: redis.url, KAFKA_TOPIC_PREFIX: `bench${Date.now()}.` })
+    stopServices = async () => { await kafka.stop(); await redis.stop() }
+  }
+  const [ingestPort, apiPort] = [await freePort(), await freePort()]
+  Object.assign(env, { SVC_INGEST_PORT: String(ingestPort), SVC_API_PORT: String(apiPort) })
+  const ingestUrl = `http://127.0.0.1:${ingestPort}/v1/traces`
+  const apiUrl = `http://127.0.0.1:${apiPort}`
+  const detail = (id: string) => fetch(`${apiUrl}/v1/observ/orgs/bench/workspaces/bench/traces/${id}`, { headers: { 'x-svc-api-key': KEY } })
+  const visibleSpans = async (id: string) => {
+    const res = await detail(id)
+    if (res.status !== 200) return 0
+    return ((await res.json()) as { spans: unknown[] }).spans.length
+  }
+  const post = (b: Body) => fetch(ingestUrl, { method: 'POST', body: b.json, headers: { 'content-type': 'application/json', 'x-svc-api-key': KEY } })
+
+  progress('generating request bodies')
+  const bodies = makeBodies(Math.ceil((60_000 * SECONDS) / (TRACES_PER_REQUEST * SPANS_PER_TRACE)))
+  progress(`starting the all-in-one service (${mode})`)
+  const child = spawnAllInOne(env)
+  try {
+    await waitForHealth(`${apiUrl}/health`, child)
+    await waitForHealth(`http://127.0.0.1:${ingestPort}/health`, child)
+    await post(bodies.pop()!) // warm-up: JIT, first insert, first parts
+
+    // Phase 1: as fast as the service accepts.
+    progress(`phase 1: ${CONCURRENCY} concurrent clients for ${SECONDS}s, ${TRACES_PER_REQUEST * SPANS_PER_TRACE} spans per request`)
+    const latencies: number[] = []
+    let accepted = 0
+    let rejected = 0
+    let next = 0
+    const sentOrder: Body[] = []
+    const t0 = performance.now()
+    const deadline = t0 + SECONDS * 1000
+    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < deadline && next < bodies.length) {
+        const b = bodies[next++]!
+        const start = performance.now()
+        const res = await post(b)
+        await res.arrayBuffer()
+        latencies.push(performance.now() - start)
+        if (res.status === 202) { accepted += b.spans; sentOrder.push(b) } else rejected++
+      }
+    }))
+    const tAccepted = performance.now()
+    progress(`accepted ${fmt(accepted)} spans; waiting until the newest traces are listed`)
+    const lastTraces = sentOrder.slice(-5).flatMap((b) => b.traceIds)
+    for (const id of lastTraces) while ((await visibleSpans(id)) < SPANS_PER_TRACE) await new Promise((r) => setTimeout(r, 20))
+    const tVisible = performance.now()
+    const acceptRate = accepted / ((tAccepted - t0) / 1000)
+    const e2eRate = accepted / ((tVisible - t0) / 1000)
+    const lat = summarize(latencies)
+
+    // Phase 2: freshness at half the end-to-end rate.
+    const halfRate = e2eRate / 2
+    const phase2Seconds = Math.min(10, SECONDS)
+    progress(`phase 2: paced at ${fmt(halfRate)} spans/s for ${phase2Seconds}s, probing accept→visible`)
+    const fresh: number[] = []
+    const probes: Promise<void>[] = []
+    const interval = (TRACES_PER_REQUEST * SPANS_PER_TRACE) / halfRate * 1000
+    const p2Start = performance.now()
+    for (let i = 0; performance.now() - p2Start < phase2Seconds * 1000 && next < bodies.length; i++) {
+      const b = bodies[next++]!
+      const due = p2Start + i * interval
+      const wait = due - performance.now()
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+      const res = post(b).then(async (r) => {
+        await r.arrayBuffer()
+        if (r.status !== 202 || i % 2 !== 0) return
+        const acceptedAt = performance.now()
+        const probe = b.traceIds[0]!
+        while ((await visibleSpans(probe)) < SPANS_PER_TRACE) await new Promise((r2) => setTimeout(r2, 20))
+        fresh.push(performance.now() - acceptedAt)
+      })
+      probes.push(res)
+    }
+    await Promise.all(probes)
+    const fr = summarize(fresh)
+    const rss = peakRssMb(child.pid!)
+
+    child.kill('SIGTERM')
+    await exited(child)
+
+    progress('measuring the bare ceilings with the same records and rows')
+    const sample = sampleRecords(bodies.slice(0, Math.min(bodies.length, 1000)).map((b) => b.json))
+    const busMax = await busCeiling(mode, env, sample, CONCURRENCY)
+    const chMax = await clickhouseCeiling(sample)
+
+    table([
+      ['spans/s accepted (202)', `${fmt(acceptRate)}   (${fmt(accepted)} spans, ${rejected} non-202 responses)`],
+      ['spans/s end to end (listed)', fmt(e2eRate)],
+      ['accept latency p50/p95/p99', `${fmt(lat.p50, 1)} / ${fmt(lat.p95, 1)} / ${fmt(lat.p99, 1)} ms per ${TRACES_PER_REQUEST * SPANS_PER_TRACE}-span request`],
+      ['accept→visible p50/p95 @ half rate', `${fmt(fr.p50)} / ${fmt(fr.p95)} ms (${fr.n} probes at ${fmt(halfRate)} spans/s)`],
+      ['service peak RSS', `${fmt(rss)} MiB`],
+      [`ceiling: raw ${mode === 'kafka' ? 'kafkajs' : 'embedded-log'} produce`, `${fmt(busMax)} records/s → ours accepted ${fmt((acceptRate / busMax) * 100, 1)}%, end to end ${fmt((e2eRate / busMax) * 100, 1)}%`],
+      ['ceiling: raw ClickHouse insert (chdb)', `${fmt(chMax)} rows/s → ours end to end ${fmt((e2eRate / chMax) * 100, 1)}%`],
+    ])
+  } finally {
+    if (child.exitCode === null) { child.kill('SIGKILL'); await exited(child) }
+    await stopServices()
+  }
+}
+
+const modes = args.mode === 'both' ? (['embedded', 'kafka'] as const) : ([args.mode as 'embedded' | 'kafka'] as const)
+for (const m of modes) await runMode(m)
+process.exit(0)

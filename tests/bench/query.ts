@@ -1,0 +1,87 @@
+/**
+ * pnpm bench:query [--spans 1000000] [--runs 200]
+ *
+ * Seeds one workspace with realistic spans (20 per trace, a day of traffic), then
+ * starts the all-in-one service on that data and times the trace list over HTTP:
+ * the first page, a filtered page (project), a time-bounded page, and a deep page
+ * reached through cursors. Prints p50/p95/p99 per query.
+ */
+import { mkdtempSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { loadConfig } from '@svc/shared/config'
+import { stableUuid } from '@svc/shared/control/secrets'
+import { createLogger } from '@svc/shared/log'
+import { createStore } from '@svc/shared/store/index'
+import { migrate } from '@svc/shared/store/migrate'
+import { exited, freePort, REPO_ROOT, spawnAllInOne, waitForHealth } from '../support/process.js'
+import { seedSpans } from './seed-spans.js'
+import { fmt, progress, summarize, table } from './stats.js'
+
+const { values: args } = parseArgs({ options: { spans: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '200' } } })
+const SPANS = Number(args.spans)
+const RUNS = Number(args.runs)
+const KEY = 'dr_benchQueryKey000000000000000000000000001'
+
+const dataDir = mkdtempSync(join(REPO_ROOT, '.bench-data-'))
+const env = {
+  SVC_BUS: 'embedded', SVC_DATA_DIR: dataDir, SVC_HOST: '127.0.0.1', LOG_LEVEL: 'warn', SVC_QUIET_BOOTSTRAP: 'true',
+  SVC_INIT_ORG_SLUG: 'bench', SVC_INIT_WORKSPACE_SLUG: 'bench', SVC_INIT_API_KEY: KEY, SVC_INIT_USER_PASSWORD: 'bench-password',
+}
+// The bootstrap derives the workspace id from the slugs, so the seed can target it before the service exists.
+const workspaceId = stableUuid(`workspace:${stableUuid('org:bench')}:bench`)
+
+progress(`seeding ${fmt(SPANS)} spans into ${dataDir}`)
+{
+  const log = createLogger({ level: 'warn' })
+  const store = await createStore(loadConfig(env), log)
+  await migrate(store, log)
+  const t0 = performance.now()
+  await seedSpans(store, { workspaceId, spans: SPANS })
+  progress(`seeded in ${fmt((performance.now() - t0) / 1000, 1)} s`)
+  await store.close()
+}
+
+const [ingestPort, apiPort] = [await freePort(), await freePort()]
+const child = spawnAllInOne({ ...env, SVC_INGEST_PORT: String(ingestPort), SVC_API_PORT: String(apiPort) })
+try {
+  const api = `http://127.0.0.1:${apiPort}/v1/observ/orgs/bench/workspaces/bench/traces`
+  await waitForHealth(`http://127.0.0.1:${apiPort}/health`, child)
+  const get = async (q: string) => {
+    const res = await fetch(`${api}${q}`, { headers: { 'x-svc-api-key': KEY } })
+    if (res.status !== 200) throw new Error(`${q}: ${res.status} ${await res.text()}`)
+    return (await res.json()) as { data: Array<{ trace_start: string }>; next_cursor: string | null }
+  }
+  const first = await get('?include_empty=true')
+  const mid = first.data[0] ? new Date(Date.parse(first.data[0].trace_start) - 12 * 3600_000).toISOString() : ''
+  let deep = first.next_cursor
+  for (let i = 0; i < 20 && deep; i++) deep = (await get(`?include_empty=true&cursor=${deep}`)).next_cursor
+
+  const cases: Array<[string, string]> = [
+    ['first page (include_empty=true)', '?include_empty=true'],
+    ['first page (default: LLM traces only)', ''],
+    ['project filter', '?project=proj-3'],
+    ['start/end window (1 h, 12 h ago)', `?start_time=${mid}&end_time=${new Date(Date.parse(mid) + 3600_000).toISOString()}`],
+    ['page 21 by cursor', `?include_empty=true&cursor=${deep ?? ''}`],
+    ['page_size=500', '?include_empty=true&page_size=500'],
+  ]
+  const rows: Array<[string, string]> = []
+  for (const [name, q] of cases) {
+    progress(`timing ${name}`)
+    for (let i = 0; i < 5; i++) await get(q)
+    const ms: number[] = []
+    for (let i = 0; i < RUNS; i++) {
+      const t0 = performance.now()
+      await get(q)
+      ms.push(performance.now() - t0)
+    }
+    const s = summarize(ms)
+    rows.push([name, `p50 ${fmt(s.p50, 1)}  p95 ${fmt(s.p95, 1)}  p99 ${fmt(s.p99, 1)} ms`])
+  }
+  process.stdout.write(`\n== trace list over HTTP, ${fmt(SPANS)} spans in one workspace (embedded mode, ${RUNS} runs each) ==\n`)
+  table(rows)
+} finally {
+  child.kill('SIGTERM')
+  await exited(child)
+}
+process.exit(0)

@@ -1,0 +1,3 @@
+import { pipelineSuite } from './pipeline-suite.js'
+
+pipelineSuite('kafka')
