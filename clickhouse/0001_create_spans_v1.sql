@@ -24,9 +24,9 @@ CREATE TABLE IF NOT EXISTS spans_v1
     org_id              UUID                                  COMMENT 'Organization that owns the span',
     workspace_id        UUID                                  COMMENT 'Workspace, from the API key of the ingest request',
     project_id          LowCardinality(String)                COMMENT 'svc.project_id attribute, else the API key project',
-    trace_id            String             CODEC(ZSTD(1))     COMMENT '32 hex characters',
-    span_id             String             CODEC(ZSTD(1))     COMMENT '16 hex characters',
-    parent_span_id      String             CODEC(ZSTD(1))     COMMENT 'Empty string for a root span',
+    trace_id            String             COMMENT '32 hex characters'     CODEC(ZSTD(1)),
+    span_id             String             COMMENT '16 hex characters'     CODEC(ZSTD(1)),
+    parent_span_id      String             COMMENT 'Empty string for a root span'     CODEC(ZSTD(1)),
     name                LowCardinality(String),
     kind                LowCardinality(String)                COMMENT 'UNSPECIFIED, INTERNAL, SERVER, CLIENT, PRODUCER, CONSUMER',
     start_time          DateTime64(9, 'UTC') CODEC(Delta, ZSTD(1)),
@@ -44,8 +44,8 @@ CREATE TABLE IF NOT EXISTS spans_v1
     resource_attributes Map(LowCardinality(String), String) CODEC(ZSTD(1)),
     attributes          Map(LowCardinality(String), String) CODEC(ZSTD(1)),
     json_attribute_keys Array(LowCardinality(String))         COMMENT 'Keys whose value is JSON text, not a plain string',
-    events              String             CODEC(ZSTD(3))     COMMENT 'Span events, JSON array',
-    links               String             CODEC(ZSTD(3))     COMMENT 'Span links, JSON array',
+    events              String             COMMENT 'Span events, JSON array'     CODEC(ZSTD(3)),
+    links               String             COMMENT 'Span links, JSON array'     CODEC(ZSTD(3)),
     received_at         DateTime64(3, 'UTC')                  COMMENT 'When ingest accepted the span',
     expires_at          DateTime('UTC')                       COMMENT 'Row is deleted by TTL after this time'
 )

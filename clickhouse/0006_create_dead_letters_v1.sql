@@ -11,7 +11,7 @@ CREATE TABLE IF NOT EXISTS dead_letters_v1
     workspace_id  String,
     source        LowCardinality(String) COMMENT 'Where it was rejected: ingest.otlp, assembler, ...',
     reason        String,
-    payload       String CODEC(ZSTD(3)) COMMENT 'The rejected item as JSON text (truncated)',
+    payload       String COMMENT 'The rejected item as JSON text (truncated)' CODEC(ZSTD(3)),
     received_at   DateTime64(3, 'UTC'),
     dlq_topic     LowCardinality(String),
     dlq_partition UInt32,

@@ -7,6 +7,7 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import type { ControlState, Principal } from '@svc/shared/control/state'
 import { looksLikeApiKey } from '@svc/shared/control/secrets'
+import { credentialFrom } from '@svc/shared/http/credentials'
 import { unauthorized } from '@svc/shared/http/errors'
 
 export type ApiKeyPrincipal = Extract<Principal, { kind: 'api_key' }>
@@ -21,13 +22,7 @@ declare module 'hono' {
 }
 
 /** The raw key of a request, or null when none was sent. */
-export function apiKeyFrom(headers: { header(name: string): string | undefined }): string | null {
-  const direct = headers.header('x-svc-api-key')?.trim()
-  if (direct) return direct
-  const auth = headers.header('authorization')?.trim()
-  const m = auth ? /^bearer\s+(\S+)$/i.exec(auth) : null
-  return m?.[1] ?? null
-}
+export const apiKeyFrom = (headers: { header(name: string): string | undefined }): string | null => credentialFrom(headers)?.token ?? null
 
 export function apiKeyAuth(state: ControlState): MiddlewareHandler {
   return async (c, next) => {

@@ -1,0 +1,131 @@
+/**
+ * Walks the access table (ROUTES) for every role, as an API key and as a logged-in
+ * user, and for credentials of another workspace and another organization, against
+ * the real app on embedded ClickHouse.
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '@svc/shared/config'
+import { ROLE_RANK, ROLES, type ControlEvent, type Role } from '@svc/shared/control/events'
+import { hashApiKey, stableUuid } from '@svc/shared/control/secrets'
+import { ControlState } from '@svc/shared/control/state'
+import { issueAccessToken } from '@svc/shared/control/tokens'
+import { createLogger } from '@svc/shared/log'
+import { createStore } from '@svc/shared/store/index'
+import { migrate } from '@svc/shared/store/migrate'
+import type { Store } from '@svc/shared/store/types'
+import { ROUTES, type RouteSpec } from './access.js'
+import { createApiApp } from './app.js'
+
+const SECRET = 'test-secret'
+const ORG = stableUuid('org:acme')
+const OTHER_ORG = stableUuid('org:globex')
+const WS = stableUuid('ws:agents')
+const OTHER_WS = stableUuid('ws:other')
+const FOREIGN_ORG_WS = stableUuid('ws:globex')
+const TRACE = 'ab'.repeat(16)
+
+let n = 0
+const ev = (type: ControlEvent['type'], payload: unknown) => ({ type, payload, actor: 'test', at_ms: 1, event_id: String(n++) }) as ControlEvent
+const keyFor = (name: string) => `dr_${name.padEnd(40, '0')}`
+
+const state = new ControlState()
+const keys: Record<string, string> = {}
+const tokens: Record<string, string> = {}
+let store: Store
+let app: ReturnType<typeof createApiApp>
+
+function addKey(name: string, org: string, ws: string, role: Role) {
+  keys[name] = keyFor(name)
+  state.apply(ev('api_key.created', { key_id: name, org_id: org, workspace_id: ws, project_id: 'p', role, name, key_hash: hashApiKey(keys[name]), key_last4: '0000' }))
+}
+async function addUser(name: string, org: string, role: Role, workspace: string | null) {
+  const id = stableUuid(`user:${name}`)
+  state.apply(ev('user.created', { user_id: id, email: `${name}@test`, password_hash: null }))
+  state.apply(ev('member.role_set', { org_id: org, user_id: id, role, workspace_id: workspace }))
+  tokens[name] = await issueAccessToken(SECRET, { id, email: `${name}@test` }, 600)
+}
+
+beforeAll(async () => {
+  state.apply(ev('org.created', { org_id: ORG, slug: 'acme', name: 'Acme' }))
+  state.apply(ev('org.created', { org_id: OTHER_ORG, slug: 'globex', name: 'Globex' }))
+  state.apply(ev('workspace.created', { workspace_id: WS, org_id: ORG, slug: 'agents', name: 'Agents' }))
+  state.apply(ev('workspace.created', { workspace_id: OTHER_WS, org_id: ORG, slug: 'other', name: 'Other' }))
+  state.apply(ev('workspace.created', { workspace_id: FOREIGN_ORG_WS, org_id: OTHER_ORG, slug: 'agents', name: 'Globex agents' }))
+  for (const role of ROLES) {
+    if (role !== 'owner') addKey(`key-${role}`, ORG, WS, role)
+    await addUser(`org-${role}`, ORG, role, null)
+    await addUser(`ws-${role}`, ORG, role, WS)
+  }
+  addKey('key-other-ws', ORG, OTHER_WS, 'admin')
+  addKey('key-other-org', OTHER_ORG, FOREIGN_ORG_WS, 'admin')
+  await addUser('admin-of-other-ws', ORG, 'admin', OTHER_WS)
+  await addUser('admin-of-other-org', OTHER_ORG, 'owner', null)
+
+  const dir = mkdtempSync(join(tmpdir(), 'api-access-'))
+  const log = createLogger({ level: 'silent' })
+  store = await createStore(loadConfig({ SVC_DATA_DIR: dir }), log)
+  await migrate(store, log)
+  app = createApiApp({ store, control: { state }, jwtSecret: SECRET, jwtTtlSeconds: 600, defaultRetentionHours: 720, log })
+}, 60_000)
+afterAll(() => store?.close())
+
+const fill = (path: string, over: Record<string, string> = {}) =>
+  path.replace(/:(\w+)/g, (_, p: string) => over[p] ?? ({ org: 'acme', ws: 'agents', trace_id: TRACE, org_id: ORG, ws_id: WS } as Record<string, string>)[p]!)
+const call = (r: RouteSpec, headers: Record<string, string>, over?: Record<string, string>) =>
+  app.request(fill(r.path, over), { method: r.method, headers: { 'content-type': 'application/json', ...headers }, body: r.method === 'GET' || r.method === 'DELETE' ? undefined : '{}' })
+const asKey = (name: string) => ({ 'x-svc-api-key': keys[name]! })
+const asUser = (name: string) => ({ authorization: `Bearer ${tokens[name]}` })
+
+const routes = Object.entries(ROUTES) as Array<[string, RouteSpec]>
+const scoped = routes.filter(([, r]) => r.scope !== 'principal')
+
+describe.each(routes)('route %s', (_, route) => {
+  it('is 401 without a credential or with a bad one', async () => {
+    expect((await call(route, {})).status).toBe(401)
+    expect((await call(route, { 'x-svc-api-key': keyFor('unknown') })).status).toBe(401)
+    expect((await call(route, { authorization: 'Bearer not.a.jwt' })).status).toBe(401)
+  })
+
+  it.each(ROLES)('enforces the minimum role against %s', async (role) => {
+    const allowed = route.role === null || ROLE_RANK[role] >= ROLE_RANK[route.role]
+    const callers = [asUser(`org-${role}`), asUser(`ws-${role}`), ...(role === 'owner' ? [] : [asKey(`key-${role}`)])]
+    for (const headers of callers) {
+      const status = (await call(route, headers)).status
+      if (allowed) expect([401, 403]).not.toContain(status)
+      else expect(status).toBe(403)
+    }
+  })
+})
+
+describe.each(scoped)('tenant isolation on %s', (_, route) => {
+  it('is 403 for a key of another workspace or organization, and for a member of only another workspace', async () => {
+    expect((await call(route, asKey('key-other-ws'))).status).toBe(403)
+    expect((await call(route, asKey('key-other-org'))).status).toBe(403)
+    expect((await call(route, asUser('admin-of-other-org'))).status).toBe(403)
+    if (route.scope === 'workspace-slug' || route.scope === 'workspace-id') expect((await call(route, asUser('admin-of-other-ws'))).status).toBe(403)
+  })
+
+  it('is 404 for an unknown organization or workspace', async () => {
+    const unknown = { org: 'nope', ws: 'nope', org_id: stableUuid('nope'), ws_id: stableUuid('nope') }
+    expect((await call(route, asUser('org-owner'), unknown)).status).toBe(404)
+  })
+})
+
+describe('trace reads stay in their workspace', () => {
+  it('does not list or return another workspace\'s trace', async () => {
+    const now = BigInt(Date.now()) * 1_000_000n
+    const row = (ws: string) => ({
+      org_id: ORG, workspace_id: ws, project_id: 'p', trace_id: TRACE, span_id: 'cd'.repeat(8), parent_span_id: '', name: 'root', kind: 'SERVER',
+      start_time: now.toString(), end_time: (now + 1_000_000n).toString(), is_llm: 1, received_at: String(Date.now()), expires_at: Math.floor(Date.now() / 1000) + 3600,
+    })
+    await store.insert('spans_v1', [row(OTHER_WS)])
+    const list = await app.request('/v1/observ/orgs/acme/workspaces/agents/traces', { headers: asKey('key-viewer') })
+    expect(((await list.json()) as { data: unknown[] }).data).toEqual([])
+    expect((await app.request(`/v1/observ/orgs/acme/workspaces/agents/traces/${TRACE}`, { headers: asKey('key-viewer') })).status).toBe(404)
+    const own = await app.request(`/v1/observ/orgs/acme/workspaces/other/traces/${TRACE}`, { headers: asKey('key-other-ws') })
+    expect(own.status).toBe(200)
+  })
+})

@@ -1,0 +1,105 @@
+/**
+ * The access table: every read-API route, its minimum role and how the path names
+ * the organization and workspace it acts on. Routes are mounted only through this
+ * table (see mount()), and access.test.ts walks it for every role and for a foreign
+ * workspace's key, so a route cannot be added without a role.
+ */
+import type { Context, Handler, Hono, MiddlewareHandler } from 'hono'
+import { ROLE_RANK, type Role } from '@svc/shared/control/events'
+import type { ControlState, Org, Workspace } from '@svc/shared/control/state'
+import { forbidden, notFound } from '@svc/shared/http/errors'
+
+/** How a route's path identifies what it acts on. */
+export type Scope =
+  /** /v1/observ/orgs/:org/workspaces/:ws/...: slugs */
+  | 'workspace-slug'
+  /** /v1/observ/orgs/:org/...: organization slug */
+  | 'org-slug'
+  /** /v1/orgs/:org_id/...: organization UUID */
+  | 'org-id'
+  /** /v1/workspaces/:ws_id/...: workspace UUID */
+  | 'workspace-id'
+  /** Nothing: the caller's own principal (/v1/auth/me). */
+  | 'principal'
+
+export interface RouteSpec {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  path: string
+  /** Minimum role; null = any authenticated principal. */
+  role: Role | null
+  scope: Scope
+}
+
+const WS = '/v1/observ/orgs/:org/workspaces/:ws'
+
+export const ROUTES = {
+  me: { method: 'GET', path: '/v1/auth/me', role: null, scope: 'principal' },
+  listTraces: { method: 'GET', path: `${WS}/traces`, role: 'viewer', scope: 'workspace-slug' },
+  getTrace: { method: 'GET', path: `${WS}/traces/:trace_id`, role: 'viewer', scope: 'workspace-slug' },
+} as const satisfies Record<string, RouteSpec>
+
+export interface Target {
+  org: Org | null
+  workspace: Workspace | null
+}
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    target: Target
+  }
+}
+
+/** The organization and workspace a request's path names; 404 when either is unknown (or deleted). */
+export function resolveTarget(scope: Scope, c: Context, state: ControlState): Target {
+  switch (scope) {
+    case 'principal':
+      return { org: null, workspace: null }
+    case 'org-slug':
+    case 'workspace-slug': {
+      const org = state.orgBySlug(c.req.param('org') ?? '')
+      if (!org) throw notFound(`organization ${c.req.param('org')} not found`)
+      if (scope === 'org-slug') return { org, workspace: null }
+      const workspace = state.workspaceBySlug(org.id, c.req.param('ws') ?? '')
+      if (!workspace) throw notFound(`workspace ${c.req.param('ws')} not found in organization ${org.slug}`)
+      return { org, workspace }
+    }
+    case 'org-id': {
+      const org = state.orgs.get(c.req.param('org_id') ?? '')
+      if (!org) throw notFound(`organization ${c.req.param('org_id')} not found`)
+      return { org, workspace: null }
+    }
+    case 'workspace-id': {
+      const workspace = state.workspaces.get(c.req.param('ws_id') ?? '')
+      if (!workspace || workspace.deleted_at_ms !== null) throw notFound(`workspace ${c.req.param('ws_id')} not found`)
+      return { org: state.orgs.get(workspace.org_id) ?? null, workspace }
+    }
+  }
+}
+
+/** Resolves the route's target (404) and checks the caller's role on it (403). */
+export function guard(route: RouteSpec, state: ControlState): MiddlewareHandler {
+  return async (c, next) => {
+    const target = resolveTarget(route.scope, c, state)
+    if (route.role !== null && target.org) {
+      const p = c.get('principal')
+      const role = state.roleFor(p, target.org.id, target.workspace?.id ?? null)
+      if (role === null && p.kind === 'api_key') throw forbidden('this API key belongs to a different workspace')
+      if (role === null || ROLE_RANK[role] < ROLE_RANK[route.role])
+        throw forbidden(`this requires the ${route.role} role${role ? `; you have ${role}` : ''}`)
+    }
+    c.set('target', target)
+    await next()
+  }
+}
+
+/** Mounts a handler for a route of the table, behind its guard. */
+export function mount(app: Hono, route: RouteSpec, state: ControlState, handler: Handler): void {
+  app.on(route.method, route.path, guard(route, state), handler)
+}
+
+/** The target set by guard(), for handlers of workspace-scoped routes. */
+export function targetWorkspace(c: Context): Workspace {
+  const ws = c.get('target').workspace
+  if (!ws) throw new Error('route is not workspace-scoped')
+  return ws
+}

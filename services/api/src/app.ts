@@ -1,0 +1,38 @@
+/**
+ * The read API as a Hono app built from its dependencies, so tests drive it with
+ * app.request() and the standalone and all-in-one processes share it.
+ */
+import { Hono } from 'hono'
+import type { ControlState } from '@svc/shared/control/state'
+import { jsonErrorHandler, jsonNotFound } from '@svc/shared/http/errors'
+import type { Logger } from '@svc/shared/log'
+import type { Store } from '@svc/shared/store/types'
+import { authenticate } from './middleware/auth.js'
+import { requestId } from './middleware/request-id.js'
+import { loginRoutes, meRoutes } from './routes/auth.js'
+import { traceRoutes } from './routes/traces.js'
+
+export interface ApiAppDeps {
+  store: Store
+  control: { state: ControlState }
+  jwtSecret: string
+  jwtTtlSeconds: number
+  defaultRetentionHours: number
+  log: Logger
+}
+
+export function createApiApp(deps: ApiAppDeps): Hono {
+  const { store, jwtSecret } = deps
+  const state = deps.control.state
+  const log = deps.log.child({ component: 'api' })
+  const app = new Hono()
+  app.use(requestId())
+  app.get('/health', (c) => c.json({ status: 'ok' }))
+  app.route('/', loginRoutes({ state, jwtSecret, ttlSeconds: deps.jwtTtlSeconds }))
+  app.use('/v1/*', authenticate(state, jwtSecret))
+  app.route('/', meRoutes(state))
+  app.route('/', traceRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
+  app.onError(jsonErrorHandler(log))
+  app.notFound(jsonNotFound)
+  return app
+}

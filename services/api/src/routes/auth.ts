@@ -1,0 +1,90 @@
+/**
+ * Identity: POST /v1/auth/login (our design: the spec leaves JWT acquisition open)
+ * and GET /v1/auth/me (the principal with its memberships, mapping slugs to UUIDs).
+ */
+import { Hono, type Context } from 'hono'
+import { z } from 'zod'
+import { ROLE_RANK, type Role } from '@svc/shared/control/events'
+import { verifyPassword } from '@svc/shared/control/secrets'
+import type { ControlState, Principal } from '@svc/shared/control/state'
+import { issueAccessToken } from '@svc/shared/control/tokens'
+import { badRequest, unauthorized } from '@svc/shared/http/errors'
+import { mount, ROUTES } from '../access.js'
+
+const LoginBody = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) })
+
+export interface AuthRouteDeps {
+  state: ControlState
+  jwtSecret: string
+  ttlSeconds: number
+}
+
+/** Parses a JSON body against a schema; 400 with the issues when it does not match. */
+export async function jsonBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
+  let raw: unknown
+  try {
+    raw = await c.req.json()
+  } catch {
+    throw badRequest('body must be JSON')
+  }
+  const parsed = schema.safeParse(raw)
+  if (!parsed.success) throw badRequest('invalid body', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })))
+  return parsed.data
+}
+
+/** Login only: runs before authentication. */
+export function loginRoutes({ state, jwtSecret, ttlSeconds }: AuthRouteDeps): Hono {
+  const app = new Hono()
+  app.post('/v1/auth/login', async (c) => {
+    const { email, password } = await jsonBody(c, LoginBody)
+    const user = state.userByEmail(email)
+    // Same answer for an unknown user and a wrong password, so logins cannot probe for accounts.
+    if (!user?.password_hash || !(await verifyPassword(password, user.password_hash))) throw unauthorized('invalid email or password')
+    const access_token = await issueAccessToken(jwtSecret, user, ttlSeconds)
+    return c.json({ access_token, token_type: 'bearer', expires_in: ttlSeconds })
+  })
+  return app
+}
+
+export function meRoutes(state: ControlState): Hono {
+  const app = new Hono()
+  mount(app, ROUTES.me, state, (c) => c.json({ ...describePrincipal(state, c.get('principal')), auth_method: c.get('authMethod') }))
+  return app
+}
+
+const higher = (a: Role | null, b: Role | null): Role | null => (a === null ? b : b === null ? a : ROLE_RANK[b] > ROLE_RANK[a] ? b : a)
+
+/** The principal and, per organization, its organization-wide role and the workspaces it can reach with their roles. */
+export function describePrincipal(state: ControlState, p: Principal) {
+  if (p.kind === 'api_key') {
+    const org = state.orgs.get(p.org_id)
+    const ws = state.workspaces.get(p.workspace_id)
+    return {
+      principal_type: 'api_key' as const,
+      key_id: p.key_id,
+      user_id: null,
+      email: null,
+      memberships: [{
+        org_id: p.org_id, org_slug: org?.slug ?? '', org_name: org?.name ?? '', role: null,
+        workspaces: ws ? [{ id: ws.id, slug: ws.slug, name: ws.name, role: p.role }] : [],
+      }],
+    }
+  }
+  const byOrg = new Map<string, { orgRole: Role | null; scoped: Map<string, Role> }>()
+  for (const m of state.membershipsOf(p.user_id)) {
+    const entry = byOrg.get(m.org_id) ?? { orgRole: null, scoped: new Map<string, Role>() }
+    if (m.workspace_id === null) entry.orgRole = higher(entry.orgRole, m.role)
+    else entry.scoped.set(m.workspace_id, higher(entry.scoped.get(m.workspace_id) ?? null, m.role)!)
+    byOrg.set(m.org_id, entry)
+  }
+  const memberships = [...byOrg].flatMap(([orgId, { orgRole, scoped }]) => {
+    const org = state.orgs.get(orgId)
+    if (!org) return []
+    const workspaces = state
+      .activeWorkspaces(orgId)
+      .map((w) => ({ id: w.id, slug: w.slug, name: w.name, role: higher(orgRole, scoped.get(w.id) ?? null) }))
+      .filter((w) => w.role !== null)
+    return [{ org_id: org.id, org_slug: org.slug, org_name: org.name, role: orgRole, workspaces }]
+  })
+  return { principal_type: 'user' as const, key_id: null, user_id: p.user_id, email: p.email, memberships }
+}

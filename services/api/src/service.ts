@@ -1,0 +1,42 @@
+/** Runs the read API on its port over adapters owned by the caller (main.ts or the all-in-one process). */
+import type { Cache } from '@svc/shared/cache/types'
+import type { Config } from '@svc/shared/config'
+import { randomToken } from '@svc/shared/control/secrets'
+import type { ControlState } from '@svc/shared/control/state'
+import { loadJwtSecret } from '@svc/shared/control/tokens'
+import { listen } from '@svc/shared/http/serve'
+import type { Logger } from '@svc/shared/log'
+import type { Store } from '@svc/shared/store/types'
+import { createApiApp } from './app.js'
+
+export interface ApiDeps {
+  store: Store
+  control: { state: ControlState }
+  cache: Cache
+  config: Config
+  log: Logger
+}
+
+/**
+ * Every API replica must sign and verify with one secret: SVC_JWT_SECRET when set;
+ * else, with Redis, the first replica's generated secret; else a file in the data dir.
+ */
+async function jwtSecretFor(config: Config, cache: Cache): Promise<string> {
+  if (config.SVC_JWT_SECRET || cache.kind !== 'redis') return loadJwtSecret(config.SVC_JWT_SECRET, config.SVC_DATA_DIR)
+  await cache.setIfAbsent('svc:jwt-secret', randomToken(64), 0)
+  return (await cache.get('svc:jwt-secret'))!
+}
+
+export async function startApi(deps: ApiDeps): Promise<{ port: number; close(): Promise<void> }> {
+  const { config, log } = deps
+  const app = createApiApp({
+    store: deps.store,
+    control: deps.control,
+    jwtSecret: await jwtSecretFor(config, deps.cache),
+    jwtTtlSeconds: config.SVC_JWT_TTL_SECONDS,
+    defaultRetentionHours: config.SVC_DEFAULT_RETENTION_HOURS,
+    log,
+  })
+  const server = await listen(app, { host: config.SVC_HOST, port: config.SVC_API_PORT, log, name: 'api' })
+  return { port: server.port, close: () => server.close() }
+}

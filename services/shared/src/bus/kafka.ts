@@ -1,0 +1,361 @@
+import { randomUUID } from 'node:crypto'
+import { Kafka, Partitioners, logLevel } from 'kafkajs'
+import type { Admin, Consumer, EachBatchPayload, KafkaMessage, PartitionMetadata, Producer, logCreator } from 'kafkajs'
+import type { Logger } from '../log.js'
+import type {
+  BatchContext,
+  Bus,
+  ConsumedRecord,
+  OutgoingRecord,
+  ProducedRecordMeta,
+  SubscribeOptions,
+  Subscription,
+  TopicSpec,
+} from './types.js'
+
+export type KafkaLogLevel = 'error' | 'warn' | 'info' | 'debug'
+
+export interface KafkaBusOptions {
+  brokers: string[]
+  clientId: string
+  log: Logger
+  defaultPartitions?: number
+  replicationFactor?: number
+  /** kafkajs's own chatter; WARN keeps routine reconnects and rebalances out of the logs. */
+  kafkaLogLevel?: KafkaLogLevel
+}
+
+const KAFKA_LEVELS: Record<KafkaLogLevel, logLevel> = {
+  error: logLevel.ERROR,
+  warn: logLevel.WARN,
+  info: logLevel.INFO,
+  debug: logLevel.DEBUG,
+}
+
+const RETRY_INITIAL_MS = 200
+const RETRY_MAX_MS = 5000
+// Partition counts only grow, and rarely; a minute-old view costs at most a minute of skew.
+const METADATA_TTL_MS = 60_000
+
+/** Routes kafkajs's structured log entries into our pino logger instead of its own JSON lines. */
+function pinoLogCreator(log: Logger): logCreator {
+  const child = log.child({ component: 'kafkajs' })
+  return () =>
+    ({ namespace, level, log: entry }) => {
+      const { message, timestamp: _ts, logger: _logger, ...extra } = entry
+      const fields = { ns: namespace, ...extra }
+      // kafkajs logs every error response at ERROR, including retriable ones (coordinator
+      // loading, leader moved, a topic another process just created); the caller sees
+      // any error that survives the retries, so these are only debug detail.
+      if (namespace === 'Connection' && message.startsWith('Response ')) child.debug(fields, message)
+      else if (level === logLevel.ERROR) child.error(fields, message)
+      else if (level === logLevel.WARN) child.warn(fields, message)
+      else if (level === logLevel.INFO) child.info(fields, message)
+      else child.debug(fields, message)
+    }
+}
+
+function toConsumed(topic: string, partition: number, m: KafkaMessage): ConsumedRecord {
+  return {
+    topic,
+    partition,
+    offset: m.offset,
+    key: m.key ?? null,
+    value: m.value ?? Buffer.alloc(0),
+    timestamp: Number(m.timestamp),
+  }
+}
+
+function chunk<T>(items: T[], size: number | undefined): T[][] {
+  if (!size || size <= 0 || items.length <= size) return [items]
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}
+
+export async function createKafkaBus(opts: KafkaBusOptions): Promise<Bus> {
+  const log = opts.log.child({ component: 'kafka-bus' })
+  const kafka = new Kafka({
+    clientId: opts.clientId,
+    brokers: opts.brokers,
+    connectionTimeout: 3000,
+    logLevel: KAFKA_LEVELS[opts.kafkaLogLevel ?? 'warn'],
+    logCreator: pinoLogCreator(opts.log),
+  })
+
+  const producer: Producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  })
+  const admin: Admin = kafka.admin()
+  await admin.connect()
+  try {
+    await producer.connect()
+  } catch (err) {
+    await admin.disconnect().catch(() => {})
+    throw err
+  }
+
+  // We choose partitions ourselves (with the same partitioner kafkajs would use) so
+  // that each record's offset can be derived from the per-partition base offsets.
+  const partitioner = Partitioners.DefaultPartitioner()
+  const metadata = new Map<string, { at: number; partitions: PartitionMetadata[] }>()
+  async function partitionsOf(topic: string, refresh = false): Promise<PartitionMetadata[]> {
+    const cached = metadata.get(topic)
+    if (cached && !refresh && Date.now() - cached.at < METADATA_TTL_MS) return cached.partitions
+    const res = await admin.fetchTopicMetadata({ topics: [topic] })
+    const partitions = res.topics.find((t) => t.name === topic)?.partitions ?? []
+    if (partitions.length === 0) throw new Error(`kafka topic ${topic} has no partitions (does it exist?)`)
+    metadata.set(topic, { at: Date.now(), partitions })
+    return partitions
+  }
+
+  const subscriptions = new Set<KafkaSubscription>()
+  let closed: Promise<void> | undefined
+
+  async function ensureTopics(specs: TopicSpec[]): Promise<void> {
+    const existing = new Set(await admin.listTopics())
+    const wanted = new Map<string, TopicSpec>()
+    for (const s of specs) if (!existing.has(s.name) && !wanted.has(s.name)) wanted.set(s.name, s)
+    if (wanted.size === 0) return
+    const topics = [...wanted.values()].map((s) => {
+      const configEntries: { name: string; value: string }[] = []
+      if (s.retentionMs !== undefined) configEntries.push({ name: 'retention.ms', value: String(s.retentionMs < 0 ? -1 : s.retentionMs) })
+      return {
+        topic: s.name,
+        numPartitions: s.partitions || opts.defaultPartitions || 1,
+        replicationFactor: s.replicationFactor ?? opts.replicationFactor ?? 1,
+        configEntries,
+      }
+    })
+    try {
+      // Resolves false (not throws) when every topic already exists: another process won the race.
+      await admin.createTopics({ topics, waitForLeaders: true })
+    } catch (err) {
+      const errors = (err as { errors?: { type?: string }[] }).errors
+      if (!errors?.every((e) => e.type === 'TOPIC_ALREADY_EXISTS')) throw err
+    }
+    log.info({ topics: topics.map((t) => t.topic) }, 'created kafka topics')
+  }
+
+  async function produce(topic: string, records: OutgoingRecord[]): Promise<ProducedRecordMeta[]> {
+    if (records.length === 0) return []
+    const partitionMetadata = await partitionsOf(topic)
+    const partitions = records.map((r) => partitioner({ topic, partitionMetadata, message: { key: r.key, value: r.value } }))
+    const result = await producer.send({
+      topic,
+      acks: -1,
+      messages: records.map((r, i) => ({ key: r.key, value: r.value, partition: partitions[i] })),
+    })
+    const base = new Map<number, bigint>()
+    for (const m of result) {
+      if (m.errorCode !== 0 || m.baseOffset === undefined) throw new Error(`kafka produce to ${topic}[${m.partition}] failed with code ${m.errorCode}`)
+      base.set(m.partition, BigInt(m.baseOffset))
+    }
+    const seen = new Map<number, bigint>()
+    return partitions.map((partition) => {
+      const b = base.get(partition)
+      if (b === undefined) throw new Error(`kafka produce to ${topic}: no base offset for partition ${partition}`)
+      const idx = seen.get(partition) ?? 0n
+      seen.set(partition, idx + 1n)
+      return { topic, partition, offset: (b + idx).toString() }
+    })
+  }
+
+  async function subscribe(sopts: SubscribeOptions): Promise<Subscription> {
+    if (closed) throw new Error('kafka bus is closed')
+    const sub = new KafkaSubscription(kafka, admin, log, sopts, () => subscriptions.delete(sub))
+    subscriptions.add(sub)
+    try {
+      await sub.start()
+    } catch (err) {
+      await sub.close()
+      throw err
+    }
+    return sub
+  }
+
+  async function endOffsets(topic: string): Promise<Map<number, string>> {
+    const offsets = await admin.fetchTopicOffsets(topic)
+    return new Map(offsets.map((o) => [o.partition, o.high]))
+  }
+
+  async function committedOffsets(group: string, topic: string): Promise<Map<number, string>> {
+    const res = await admin.fetchOffsets({ groupId: group, topics: [topic] })
+    const out = new Map<number, string>()
+    for (const t of res) {
+      if (t.topic !== topic) continue
+      for (const p of t.partitions) if (p.offset !== '-1') out.set(p.partition, p.offset)
+    }
+    return out
+  }
+
+  async function close(): Promise<void> {
+    closed ??= (async () => {
+      await Promise.allSettled([...subscriptions].map((s) => s.close()))
+      await Promise.allSettled([producer.disconnect(), admin.disconnect()])
+    })()
+    return closed
+  }
+
+  return { kind: 'kafka', ensureTopics, produce, subscribe, endOffsets, committedOffsets, close }
+}
+
+class KafkaSubscription implements Subscription {
+  readonly ready: Promise<void>
+  private readonly consumer: Consumer
+  private readonly groupId: string
+  private readonly ephemeral: boolean
+  private readonly log: Logger
+  private closing = false
+  private closed: Promise<void> | undefined
+  private wakeClose!: () => void
+  private readonly closeSignal = new Promise<void>((r) => (this.wakeClose = r))
+  private readyResolve!: () => void
+  private readyReject!: (err: Error) => void
+  private joined = false
+  private readonly ctx: BatchContext
+
+  constructor(
+    kafka: Kafka,
+    private readonly admin: Admin,
+    log: Logger,
+    private readonly opts: SubscribeOptions,
+    private readonly onClosed: () => void,
+  ) {
+    this.ephemeral = opts.ephemeral === true
+    this.groupId = this.ephemeral ? `${opts.group}.ephemeral.${randomUUID()}` : opts.group
+    this.log = log.child({ group: this.groupId })
+    const self = this
+    this.ctx = {
+      get closing() {
+        return self.closing
+      },
+    }
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.readyResolve = resolve
+      this.readyReject = reject
+    })
+    // Callers that never await ready must not see an unhandled rejection.
+    this.ready.catch(() => {})
+    this.consumer = kafka.consumer({
+      groupId: this.groupId,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1000,
+      rebalanceTimeout: 30_000,
+      allowAutoTopicCreation: false,
+      // Freshness target is < 2 s end to end; the broker answers an empty fetch after this.
+      maxWaitTimeInMs: 100,
+    })
+  }
+
+  async start(): Promise<void> {
+    const { consumer } = this
+    consumer.on(consumer.events.GROUP_JOIN, (e) => {
+      if (this.joined) return
+      this.joined = true
+      const assigned = Object.values(e.payload.memberAssignment).some((parts) => parts.length > 0)
+      if (!assigned) return this.readyResolve()
+      // Joining assigns partitions, but a "latest" start position is only resolved by
+      // the first fetch; resolving ready earlier would let a record produced right
+      // after it slip past a new group.
+      const off = consumer.on(consumer.events.FETCH, () => {
+        off()
+        this.readyResolve()
+      })
+    })
+    consumer.on(consumer.events.CRASH, (e) => {
+      const err = e.payload.error
+      this.log.error({ err, restart: e.payload.restart }, 'kafka consumer crashed')
+      if (!this.joined) this.readyReject(err)
+    })
+    await consumer.connect()
+    await consumer.subscribe({ topics: this.opts.topics, fromBeginning: this.ephemeral || this.opts.fromBeginning === true })
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      eachBatch: (payload) => this.eachBatch(payload),
+    })
+  }
+
+  private async eachBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload
+    const { topic, partition } = batch
+    const stopped = () => this.closing || !isRunning() || isStale()
+    const records = batch.messages.map((m) => toConsumed(topic, partition, m))
+    for (const part of chunk(records, this.opts.maxBatchRecords)) {
+      if (part.length === 0) continue
+      let delay = RETRY_INITIAL_MS
+      for (;;) {
+        // Unresolved records are fetched again by whoever owns the partition next.
+        if (stopped()) return
+        const ok = await this.runHandler(part, heartbeat)
+        if (ok) break
+        if (stopped()) return
+        await Promise.race([sleep(delay), this.closeSignal])
+        delay = Math.min(delay * 2, RETRY_MAX_MS)
+        try {
+          await heartbeat()
+        } catch {
+          // A rebalance started while we were backing off: give the partition up.
+          return
+        }
+      }
+      const last = part[part.length - 1]!.offset
+      resolveOffset(last)
+      if (!this.ephemeral) {
+        try {
+          await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(last) + 1n).toString() }])
+        } catch (err) {
+          // Commits are cumulative, so the next one covers these records; if the partition
+          // moved, its new owner sees them again (at-least-once).
+          if (stopped()) return
+          this.log.warn({ err, topic, partition, offset: last }, 'kafka offset commit failed')
+        }
+      }
+    }
+  }
+
+  /** Runs onBatch, heartbeating meanwhile so a slow handler doesn't cost us the group membership. */
+  private async runHandler(records: ConsumedRecord[], heartbeat: () => Promise<void>): Promise<boolean> {
+    const timer = setInterval(() => heartbeat().catch(() => {}), 1000)
+    try {
+      await this.opts.onBatch(records, this.ctx)
+      return true
+    } catch (err) {
+      const first = records[0]!
+      this.log.warn(
+        { err, topic: first.topic, partition: first.partition, from: first.offset, count: records.length },
+        'onBatch failed; retrying the same records',
+      )
+      return false
+    } finally {
+      clearInterval(timer)
+    }
+  }
+
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      this.closing = true
+      this.wakeClose()
+      try {
+        await this.consumer.disconnect()
+      } catch (err) {
+        this.log.warn({ err }, 'kafka consumer disconnect failed')
+      }
+      if (!this.joined) this.readyReject(new Error('subscription closed before joining its group'))
+      if (this.ephemeral) {
+        // Ephemeral groups never commit, but the coordinator still remembers them for a while.
+        await this.admin.deleteGroups([this.groupId]).catch(() => {})
+      }
+      this.onClosed()
+    })()
+    return this.closed
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms))
+}

@@ -1,0 +1,55 @@
+import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
+import type { Logger } from '../log.js'
+import type { QueryOptions, QueryParams, Store } from './types.js'
+
+function settingsOf(opts: QueryOptions | undefined): ClickHouseSettings | undefined {
+  if (!opts?.settings && !opts?.tag) return undefined
+  // log_comment lands in system.query_log, so analysts can tell which caller ran a query.
+  return { ...(opts.settings as ClickHouseSettings | undefined), ...(opts.tag ? { log_comment: opts.tag } : {}) }
+}
+
+/**
+ * A Store over @clickhouse/client. The same code serves a ClickHouse server over
+ * HTTP and chdb in process: only the client's connection differs.
+ *
+ * Under chdb, per-call settings are applied with SET on the one session and so
+ * outlive the call; pass only settings that are harmless to keep (log_comment is).
+ */
+export function clickhouseStore(client: ClickHouseClient, kind: 'server' | 'chdb', log: Logger): Store {
+  let closed = false
+  const fail = (op: string, sql: string, opts: QueryOptions | undefined, err: unknown): never => {
+    log.debug({ err, op, tag: opts?.tag, sql: sql.slice(0, 200) }, 'clickhouse statement failed')
+    throw err
+  }
+  return {
+    kind,
+    async query<Row = Record<string, unknown>>(sql: string, params?: QueryParams, opts?: QueryOptions): Promise<Row[]> {
+      try {
+        const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow', clickhouse_settings: settingsOf(opts) })
+        return await rs.json<Row>()
+      } catch (err) {
+        return fail('query', sql, opts, err)
+      }
+    },
+    async command(sql: string, params?: QueryParams, opts?: QueryOptions): Promise<void> {
+      try {
+        await client.command({ query: sql, query_params: params, clickhouse_settings: settingsOf(opts) })
+      } catch (err) {
+        fail('command', sql, opts, err)
+      }
+    },
+    async insert<Row extends Record<string, unknown>>(table: string, rows: Row[], opts?: QueryOptions): Promise<void> {
+      if (rows.length === 0) return
+      try {
+        await client.insert({ table, values: rows, format: 'JSONEachRow', clickhouse_settings: settingsOf(opts) })
+      } catch (err) {
+        fail('insert', `INSERT INTO ${table}`, opts, err)
+      }
+    },
+    async close(): Promise<void> {
+      if (closed) return
+      closed = true
+      await client.close()
+    },
+  }
+}

@@ -1,0 +1,66 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { createClient, type ClickHouseSettings } from '@clickhouse/client'
+import { createChdbConnection } from 'chdb/connection'
+import type { Config } from '../config.js'
+import type { Logger } from '../log.js'
+import { clickhouseStore } from './client.js'
+import type { Store } from './types.js'
+
+export type { Store } from './types.js'
+
+/**
+ * Settings sent with every statement in both modes, so rows come back in the same
+ * shape whichever backend answers: 64-bit integers as JSON numbers (the queries
+ * select nanosecond timestamps as strings explicitly), and an INSERT returns only
+ * once its rows are stored and visible, which the assembler's at-least-once offset
+ * commits rely on.
+ */
+type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>
+
+const COMMON_SETTINGS: ClickHouseSettings = {
+  output_format_json_quote_64bit_integers: 0,
+  async_insert: 0,
+  wait_for_async_insert: 1,
+}
+
+/**
+ * The store for this process: a ClickHouse server when CLICKHOUSE_URL is set,
+ * otherwise chdb in process with its data under <SVC_DATA_DIR>/clickhouse (chdb
+ * allows one data directory per process).
+ */
+export async function createStore(config: Config, log: Logger): Promise<Store> {
+  const storeLog = log.child({ component: 'store' })
+  if (config.CLICKHOUSE_URL) {
+    const auth = { url: config.CLICKHOUSE_URL, username: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD }
+    // The database must exist before a client bound to it can run anything.
+    const bootstrap = createClient({ ...auth, clickhouse_settings: COMMON_SETTINGS })
+    try {
+      await bootstrap.command({ query: 'CREATE DATABASE IF NOT EXISTS {db:Identifier}', query_params: { db: config.CLICKHOUSE_DATABASE } })
+    } finally {
+      await bootstrap.close()
+    }
+    const client = createClient({ ...auth, database: config.CLICKHOUSE_DATABASE, clickhouse_settings: COMMON_SETTINGS })
+    storeLog.info({ url: redactUrl(config.CLICKHOUSE_URL), database: config.CLICKHOUSE_DATABASE }, 'store: ClickHouse server')
+    return clickhouseStore(client, 'server', storeLog)
+  }
+  const path = join(config.SVC_DATA_DIR, 'clickhouse')
+  mkdirSync(path, { recursive: true })
+  // The data directory isolates an embedded deployment, so CLICKHOUSE_DATABASE is not used here.
+  // chdb declares the Connection contract from @clickhouse/client-common 1.23.0 while
+  // @clickhouse/client 1.23.1 bundles its own copy; the shapes match, the type identities do not.
+  const connection = createChdbConnection({ path }) as unknown as ClientConnection
+  const client = createClient({ connection, clickhouse_settings: COMMON_SETTINGS })
+  storeLog.info({ path }, 'store: chdb in process')
+  return clickhouseStore(client, 'chdb', storeLog)
+}
+
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.toString()
+  } catch {
+    return '(unparseable url)'
+  }
+}

@@ -1,0 +1,37 @@
+import { configDefaults, defineConfig } from 'vitest/config'
+
+/**
+ * `unit` needs nothing but Node; `integration` (*.int.test.ts) gets a real Kafka
+ * broker and Redis from tests/support/global-setup.ts.
+ */
+export default defineConfig({
+  test: {
+    // Integration files each start whole stacks and CI machines have two cores, so
+    // files run one at a time, each in its own process. Vitest 3 only accepts this
+    // option at the root, so unit files are sequential too (they are quick).
+    fileParallelism: false,
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['services/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, '**/*.int.test.ts'],
+          pool: 'forks',
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['services/**/*.int.test.ts', 'tests/**/*.int.test.ts'],
+          exclude: [...configDefaults.exclude],
+          pool: 'forks',
+          globalSetup: ['tests/support/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          // Unit files first: a quick failure there shouldn't wait behind the stacks.
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
+  },
+})
