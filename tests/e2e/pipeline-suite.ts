@@ -45,7 +45,12 @@ export function pipelineSuite(mode: BusMode) {
       const delivered = Date.now()
       const traceId = root.spanContext().traceId
 
-      const row = await eventually(() => listed(traceId), 2000, 25)
+      // SimpleSpanProcessor exports each span in its own request, so the trace can be
+      // listed with one span for a moment; "delivered" means both spans are in.
+      const row = await eventually(async () => {
+        const r = await listed(traceId)
+        return r?.span_count === 2 ? r : undefined
+      }, 2000, 25)
       const visibleMs = Date.now() - delivered
       expect(row).toMatchObject({ trace_id: traceId, span_count: 2, input_tokens: 321, output_tokens: 54, project_id_out: 'checkout-bot' })
       const detail = await api(`${tracesPath}/${traceId}`)
@@ -81,10 +86,12 @@ export function pipelineSuite(mode: BusMode) {
     it('accepts the flat span array and returns the spec detail shape', async () => {
       const traceId = hex(16)
       const rootId = hex(8)
-      const start = BigInt(Date.now() - 60_000) * 1_000_000n
+      // Nanosecond times sent as JSON numbers are doubles (53-bit mantissa, 256 ns steps
+      // at today's epoch): a start on a 4 ms boundary keeps every value below exact.
+      const start = BigInt(Math.floor((Date.now() - 60_000) / 4) * 4) * 1_000_000n
       const res = await ingest([
-        { trace_id: traceId, span_id: rootId, name: 'agent run', start_time_unix_ns: Number(start / 1000n) * 1000, end_time_unix_ns: Number((start + 2_500_000_000n) / 1000n) * 1000, status_code: 'OK', attributes: { 'svc.project_id': 'flat-project', 'retries': 2, 'ok': true } },
-        { trace_id: traceId, span_id: hex(8), parent_span_id: rootId, name: 'llm', start_time_unix_ns: Number((start + 1_000_000_000n) / 1000n) * 1000, end_time_unix_ns: Number((start + 2_000_000_000n) / 1000n) * 1000, status_code: 'ERROR', attributes: { 'gen_ai.request.model': 'claude-sonnet-4', 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.output_tokens': 5 } },
+        { trace_id: traceId, span_id: rootId, name: 'agent run', start_time_unix_ns: Number(start), end_time_unix_ns: Number(start + 2_500_000_000n), status_code: 'OK', attributes: { 'svc.project_id': 'flat-project', 'retries': 2, 'ok': true } },
+        { trace_id: traceId, span_id: hex(8), parent_span_id: rootId, name: 'llm', start_time_unix_ns: Number(start + 1_000_000_000n), end_time_unix_ns: Number(start + 2_000_000_000n), status_code: 'ERROR', attributes: { 'gen_ai.request.model': 'claude-sonnet-4', 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.output_tokens': 5 } },
       ])
       expect(res.status).toBe(202)
       const row = await eventually(() => listed(traceId))

@@ -23,7 +23,7 @@ export interface ApiDeps {
  */
 async function jwtSecretFor(config: Config, cache: Cache): Promise<string> {
   if (config.SVC_JWT_SECRET || cache.kind !== 'redis') return loadJwtSecret(config.SVC_JWT_SECRET, config.SVC_DATA_DIR)
-  await cache.setIfAbsent('svc:jwt-secret', randomToken(64), 0)
+  await cache.setIfAbsent('svc:jwt-secret', randomToken(64))
   return (await cache.get('svc:jwt-secret'))!
 }
 

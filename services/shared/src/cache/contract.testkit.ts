@@ -54,6 +54,14 @@ export function cacheContract(name: string, make: () => Promise<Cache>): void {
       expect(await cache.get(key)).toBe('c')
     })
 
+    it('setIfAbsent without a ttl keeps the key for good', async () => {
+      const key = k('forever')
+      expect(await cache.setIfAbsent(key, 'a')).toBe(true)
+      expect(await cache.setIfAbsent(key, 'b', 0)).toBe(false)
+      await sleep(100)
+      expect(await cache.get(key)).toBe('a')
+    })
+
     it('setIfAbsent is exclusive under concurrency', async () => {
       const key = k('race')
       const wins = await Promise.all(Array.from({ length: 20 }, (_, i) => cache.setIfAbsent(key, String(i), 5000)))

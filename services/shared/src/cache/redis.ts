@@ -39,7 +39,8 @@ export async function createRedisCache(url: string, log: Logger): Promise<Cache>
       else await redis.set(key, value)
     },
     async setIfAbsent(key, value, ttlMs) {
-      return (await redis.set(key, value, 'PX', ttlMs, 'NX')) === 'OK'
+      const res = ttlMs !== undefined && ttlMs > 0 ? await redis.set(key, value, 'PX', ttlMs, 'NX') : await redis.set(key, value, 'NX')
+      return res === 'OK'
     },
     async del(key) {
       await redis.del(key)
