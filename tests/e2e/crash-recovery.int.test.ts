@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, inject, it } from 'vitest'
 import { exited, freePort, spawnAllInOne, waitForHealth } from '../support/process.js'
 import { eventually } from '../support/stack.js'
 import { agentTrace, otlpEnvelope } from '../support/traces.js'
@@ -16,7 +16,7 @@ interface Sent { traceId: string; spans: Array<Record<string, any>>; ackedSpanId
  * 202 must be queryable after a restart, and no trace's span count, cost or tokens
  * may be counted twice (clients also retry some batches, as exporters do).
  */
-describe('crash recovery (embedded, SIGKILL during ingest)', () => {
+describe.each(['embedded', 'kafka'] as const)('crash recovery (%s bus, SIGKILL during ingest)', (mode) => {
   let child: ReturnType<typeof spawnAllInOne> | undefined
   afterAll(async () => {
     if (child && child.exitCode === null) {
@@ -28,10 +28,13 @@ describe('crash recovery (embedded, SIGKILL during ingest)', () => {
   it('loses no acknowledged span and double-counts nothing', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-crash-'))
     const [ingestPort, apiPort] = [await freePort(), await freePort()]
+    const busEnv = mode === 'kafka'
+      ? { SVC_BUS: 'kafka', KAFKA_BROKERS: inject('kafkaBrokers'), REDIS_URL: inject('redisUrl'), KAFKA_TOPIC_PREFIX: `crash-${process.pid}-${Date.now()}.` }
+      : { SVC_BUS: 'embedded', KAFKA_BROKERS: '', REDIS_URL: '' }
     const env = {
-      SVC_BUS: 'embedded', SVC_DATA_DIR: dataDir, SVC_HOST: '127.0.0.1', SVC_INGEST_PORT: String(ingestPort), SVC_API_PORT: String(apiPort),
+      ...busEnv, SVC_DATA_DIR: dataDir, SVC_HOST: '127.0.0.1', SVC_INGEST_PORT: String(ingestPort), SVC_API_PORT: String(apiPort),
       SVC_INIT_ORG_SLUG: 'crash', SVC_INIT_WORKSPACE_SLUG: 'w', SVC_INIT_API_KEY: KEY, SVC_INIT_USER_PASSWORD: 'pw-crash-test', SVC_QUIET_BOOTSTRAP: 'true',
-      LOG_LEVEL: 'warn', SVC_TRACE_QUIET_MS: '500', CLICKHOUSE_URL: '', KAFKA_BROKERS: '', REDIS_URL: '',
+      LOG_LEVEL: 'warn', SVC_TRACE_QUIET_MS: '500', CLICKHOUSE_URL: '',
     }
     const ingestUrl = `http://127.0.0.1:${ingestPort}`
     const apiUrl = `http://127.0.0.1:${apiPort}`
@@ -106,7 +109,7 @@ describe('crash recovery (embedded, SIGKILL during ingest)', () => {
       expect(row.output_tokens).toBe(sum('gen_ai.usage.output_tokens'))
       expect(row.cost_usd_total).toBeCloseTo(sum('svc.cost_usd'), 9)
     }
-    console.info(`[crash] ${acked.length} acknowledged traces (${acked.reduce((a, t) => a + t.ackedSpanIds.size, 0)} spans) all present after SIGKILL + restart`)
+    console.info(`[crash ${mode}] ${acked.length} acknowledged traces (${acked.reduce((a, t) => a + t.ackedSpanIds.size, 0)} spans) all present after SIGKILL + restart`)
     child.kill('SIGTERM')
     await exited(child)
   }, 180_000)

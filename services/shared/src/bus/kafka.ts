@@ -178,12 +178,12 @@ export async function createKafkaBus(opts: KafkaBusOptions): Promise<Bus> {
   }
 
   async function endOffsets(topic: string): Promise<Map<number, string>> {
-    const offsets = await admin.fetchTopicOffsets(topic)
+    const offsets = await whileLeadersSettle(() => admin.fetchTopicOffsets(topic))
     return new Map(offsets.map((o) => [o.partition, o.high]))
   }
 
   async function committedOffsets(group: string, topic: string): Promise<Map<number, string>> {
-    const res = await admin.fetchOffsets({ groupId: group, topics: [topic] })
+    const res = await whileLeadersSettle(() => admin.fetchOffsets({ groupId: group, topics: [topic] }))
     const out = new Map<number, string>()
     for (const t of res) {
       if (t.topic !== topic) continue
@@ -201,6 +201,25 @@ export async function createKafkaBus(opts: KafkaBusOptions): Promise<Bus> {
   }
 
   return { kind: 'kafka', ensureTopics, produce, subscribe, endOffsets, committedOffsets, close }
+}
+
+const LEADER_SETTLE_MS = 15_000
+
+/**
+ * Right after createTopics (even with waitForLeaders) a broker can still answer
+ * NOT_LEADER_FOR_PARTITION to ListOffsets until its metadata catches up, and kafkajs's
+ * admin does not retry that itself. Retriable errors are retried for a bounded time.
+ */
+async function whileLeadersSettle<T>(fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + LEADER_SETTLE_MS
+  for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+    try {
+      return await fn()
+    } catch (err) {
+      if (!(err as { retriable?: boolean }).retriable || Date.now() + wait > deadline) throw err
+      await new Promise((r) => setTimeout(r, wait))
+    }
+  }
 }
 
 class KafkaSubscription implements Subscription {
