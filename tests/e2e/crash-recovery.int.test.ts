@@ -28,7 +28,7 @@ describe.each(['embedded', 'kafka'] as const)('crash recovery (%s bus, SIGKILL d
   it('loses no acknowledged span and double-counts nothing', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-crash-'))
     const [ingestPort, apiPort] = [await freePort(), await freePort()]
-    const busEnv = mode === 'kafka'
+    const busEnv: Record<string, string> = mode === 'kafka'
       ? { SVC_BUS: 'kafka', KAFKA_BROKERS: inject('kafkaBrokers'), REDIS_URL: inject('redisUrl'), KAFKA_TOPIC_PREFIX: `crash-${process.pid}-${Date.now()}.` }
       : { SVC_BUS: 'embedded', KAFKA_BROKERS: '', REDIS_URL: '' }
     const env = {

@@ -266,3 +266,101 @@ describe('findUncompletedTraces', () => {
     expect((await findUncompletedTraces(store, { sinceMs: BASE_MS - 1000, quietBeforeMs: BASE_MS + 4000, limit: 1000 })).map((t) => t.trace_id).sort()).toEqual([B, D].sort())
   })
 })
+
+describe('listTraces against a reference, with traces split over many unmerged rows', () => {
+  const WS_REF = '55555555-5555-4555-8555-555555555555'
+  interface Ref { id: string; startMs: number; llm: boolean; project: string }
+  const refs = new Map<string, Ref>()
+  // A fixed-seed generator keeps the data (and any failure) reproducible.
+  let seed = 42
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+
+  beforeAll(async () => {
+    // Background merges would fold a trace's rows into one before the queries run;
+    // the case under test is the unmerged one.
+    await store.command('SYSTEM STOP MERGES traces_v1')
+    const inserts: ReturnType<typeof span>[][] = [[], [], [], [], []]
+    const add = (insert: number, trace: string, n: number, startMs: number, llm: boolean, project: string) => {
+      // Received long before the findUncompletedTraces window above, so that test's set is unchanged.
+      inserts[insert]!.push(span({ ws: WS_REF, trace, id: sid(trace.slice(0, 1), n), startMs, durMs: 50, llm, project, receivedMs: BASE_MS - 3_600_000 }))
+      const r = refs.get(trace)
+      refs.set(trace, { id: trace, startMs: Math.min(r?.startMs ?? Infinity, startMs), llm: (r?.llm ?? false) || llm, project })
+    }
+    for (let i = 0; i < 240; i++) {
+      const trace = i.toString(16).padStart(32, '0')
+      const project = `p${i % 3}`
+      const start = Math.floor(rand() * 600_000)
+      add(0, trace, 1, start, rand() < 0.7, project)
+      // Later deliveries of the same trace land in other parts: newer spans, and
+      // now and then a late span that moves the trace's start far back.
+      for (let n = 2; n <= 4; n++) add(n - 1, trace, n, start + Math.floor(rand() * 5000), rand() < 0.2, project)
+      if (i % 9 === 0) add(4, trace, 5, Math.floor(rand() * 600_000) - 300_000, false, project)
+    }
+    // Decoys: traces whose newest rows are newer than everything else but whose late
+    // spans put their start far back, so a first candidate scan finds only them.
+    for (let i = 0; i < 10; i++) {
+      const trace = 'e'.repeat(30) + i.toString(16).padStart(2, '0')
+      add(0, trace, 1, 800_000 + i, true, 'p0')
+      add(4, trace, 2, -1_000_000 + i, true, 'p0')
+    }
+    for (const rows of inserts) await store.insert('spans_v1', rows)
+    // One trace delivered in many inserts (one traces_v1 row each until parts merge),
+    // all newer than the rest: it alone fills a small candidate scan.
+    const busy = 'f'.repeat(31) + '0'
+    for (let n = 1; n <= 12; n++) {
+      inserts[0] = []
+      add(0, busy, n, 900_000 + n, true, 'p0')
+      await store.insert('spans_v1', inserts[0])
+    }
+  })
+
+  afterAll(async () => {
+    await store.command('SYSTEM START MERGES traces_v1')
+  })
+
+  it('sees several rows per trace (merges held back)', async () => {
+    const [r] = await store.query<{ n: number }>('SELECT count() AS n FROM traces_v1 WHERE workspace_id = {ws:UUID}', { ws: WS_REF })
+    expect(Number(r!.n)).toBeGreaterThan(refs.size + 12)
+  })
+
+  const expected = (f: { includeEmpty: boolean; project?: string; startMs?: number; endMs?: number }) =>
+    [...refs.values()]
+      .filter((r) => (f.includeEmpty || r.llm) && (f.project === undefined || r.project === f.project))
+      .filter((r) => (f.startMs === undefined || r.startMs >= f.startMs) && (f.endMs === undefined || r.startMs < f.endMs))
+      .sort((a, b) => b.startMs - a.startMs || (a.id < b.id ? 1 : -1))
+      .map((r) => r.id)
+
+  const walk = async (q: Omit<ListTracesQuery, 'workspaceId'>, maxPages = 1000) => {
+    const out: TraceListRow[] = []
+    let cursor: ListTracesQuery['cursor'] = null
+    for (let pages = 0; pages < maxPages; pages++) {
+      const page = await listTraces(store, { ...q, workspaceId: WS_REF, cursor })
+      out.push(...page.rows)
+      cursor = page.nextCursor
+      if (!cursor) break
+    }
+    return out
+  }
+
+  it.each([
+    { includeEmpty: true, pageSize: 50 },
+    { includeEmpty: false, pageSize: 7 },
+    { includeEmpty: true, pageSize: 13, project: 'p1' },
+    { includeEmpty: false, pageSize: 20, startMs: 100_000, endMs: 400_000 },
+    { includeEmpty: true, pageSize: 500 },
+  ])('matches the reference order and membership: %o', async (f) => {
+    const rows = await walk({
+      pageSize: f.pageSize,
+      includeEmpty: f.includeEmpty,
+      project: f.project,
+      startNs: f.startMs === undefined ? undefined : at(f.startMs),
+      endNs: f.endMs === undefined ? undefined : at(f.endMs),
+    })
+    expect(ids(rows)).toEqual(expected(f))
+    for (const r of rows) expect(r.trace_start).toBe(nsToIso(at(refs.get(r.trace_id)!.startMs)))
+  })
+
+  it('matches the reference one trace per page, for the first pages', async () => {
+    expect(ids(await walk({ pageSize: 1, includeEmpty: true }, 40))).toEqual(expected({ includeEmpty: true }).slice(0, 40))
+  })
+})

@@ -102,23 +102,45 @@ interface ScoreRow {
 // Sums of float costs are rounded so the order ClickHouse adds them in cannot show as noise in the 16th digit.
 const roundUsd = (n: unknown) => Math.round(Number(n) * 1e10) / 1e10
 
+interface PageRow {
+  trace_id: string
+  start_ns: string
+  end_ns: string
+  project: string
+}
+
+/** First candidate scan covers this many rows per wanted trace; each retry widens it 8x. */
+const CANDIDATE_ROWS_PER_TRACE = 4
+const MAX_CANDIDATE_ROWS = 50_000
+
 /**
  * A page of the trace list, newest first (trace_start desc, trace_id desc).
  *
- * Two phases keep the page cheap at any table size: phase 1 picks the page's trace
- * ids from traces_v1 (one small row per trace, re-aggregated because parts may not
- * have merged yet); phase 2 loads the sums for just those ids from spans_v1,
- * de-duplicated by span_id so a redelivered span is counted once, and their latest
- * score. Time, project, LLM and retention filters apply to the re-aggregated trace,
- * hence HAVING; grade_min is a semi-join on the latest score per trace.
+ * Phase 1 picks the page's trace ids from traces_v1, which has one small row per
+ * trace once parts merge but possibly several before (a trace's trace_start is
+ * the min over its rows). Aggregating every trace of a workspace to sort them costs
+ * a full scan, so the page is found from candidates instead: the newest K rows by
+ * their own trace_start, re-aggregated exactly (all rows of those traces), then
+ * filtered and sorted. Every filter used to pick rows is one that the row holding a
+ * qualifying trace's true minimum must pass (lower bounds hold for all its rows,
+ * upper bounds and the cursor for its minimum), so every qualifying trace whose
+ * start is newer than the K-th row's is a candidate; the page is exact when its
+ * last row is newer than that, or when fewer than K rows matched. Otherwise K grows,
+ * and past MAX_CANDIDATE_ROWS the full aggregation answers.
+ *
+ * Phase 2 loads the page's sums and scores (pageTotals).
  */
 export async function listTraces(store: Store, q: ListTracesQuery): Promise<{ rows: TraceListRow[]; nextCursor: TraceCursor | null }> {
   const pageSize = Math.max(1, Math.floor(q.pageSize))
   const params: Record<string, unknown> = { ws: q.workspaceId, limit: pageSize + 1 }
-  const where = ['workspace_id = {ws:UUID}']
+  // Conditions on trace_id hold for all of a trace's rows alike.
+  const traceWhere = ['workspace_id = {ws:UUID}']
+  // Conditions a row must meet to possibly hold a qualifying trace's minimum.
+  const rowWhere: string[] = []
+  // The exact conditions, on the re-aggregated trace.
   const having: string[] = []
   if (q.gradeMinRank !== undefined && q.gradeMinRank !== null) {
-    where.push(
+    traceWhere.push(
       `trace_id IN (SELECT trace_id FROM trace_scores_v1 WHERE workspace_id = {ws:UUID} GROUP BY trace_id HAVING argMax(grade_rank, scored_at) >= {gradeMin:Int8})`,
     )
     params.gradeMin = q.gradeMinRank
@@ -128,94 +150,121 @@ export async function listTraces(store: Store, q: ListTracesQuery): Promise<{ ro
     having.push('project = {project:String}')
     params.project = q.project
   }
-  if (q.startNs !== undefined && q.startNs !== null) {
-    having.push(`ts >= fromUnixTimestamp64Nano({startNs:Int64}, 'UTC')`)
-    params.startNs = q.startNs.toString()
+  const lowerBound = (name: string, ns: bigint) => {
+    params[name] = ns.toString()
+    rowWhere.push(`trace_start >= fromUnixTimestamp64Nano({${name}:Int64}, 'UTC')`)
+    having.push(`ts >= fromUnixTimestamp64Nano({${name}:Int64}, 'UTC')`)
   }
+  if (q.startNs !== undefined && q.startNs !== null) lowerBound('startNs', q.startNs)
+  if (q.retentionFloorNs !== undefined && q.retentionFloorNs !== null) lowerBound('floorNs', q.retentionFloorNs)
   if (q.endNs !== undefined && q.endNs !== null) {
-    having.push(`ts < fromUnixTimestamp64Nano({endNs:Int64}, 'UTC')`)
     params.endNs = q.endNs.toString()
-  }
-  if (q.retentionFloorNs !== undefined && q.retentionFloorNs !== null) {
-    having.push(`ts >= fromUnixTimestamp64Nano({floorNs:Int64}, 'UTC')`)
-    params.floorNs = q.retentionFloorNs.toString()
+    rowWhere.push(`trace_start < fromUnixTimestamp64Nano({endNs:Int64}, 'UTC')`)
+    having.push(`ts < fromUnixTimestamp64Nano({endNs:Int64}, 'UTC')`)
   }
   if (q.cursor) {
-    having.push(`(ts, trace_id) < (fromUnixTimestamp64Nano({cursorNs:Int64}, 'UTC'), {cursorId:String})`)
     params.cursorNs = q.cursor.start_ns
     params.cursorId = q.cursor.trace_id
+    rowWhere.push(`trace_start <= fromUnixTimestamp64Nano({cursorNs:Int64}, 'UTC')`)
+    having.push(`(ts, trace_id) < (fromUnixTimestamp64Nano({cursorNs:Int64}, 'UTC'), {cursorId:String})`)
   }
-  const page = await store.query<{ trace_id: string; start_ns: string; end_ns: string; project: string }>(
-    `SELECT
+  const pageSql = (candidates: string) => `SELECT
     trace_id,
     min(trace_start) AS ts,
     toString(toUnixTimestamp64Nano(ts)) AS start_ns,
     toString(toUnixTimestamp64Nano(max(trace_end))) AS end_ns,
-    any(project_id) AS project
+    any(project_id) AS project${candidates ? `,
+    (SELECT tuple(toString(toUnixTimestamp64Nano(min(trace_start))), count()) FROM (${candidates})) AS horizon` : ''}
 FROM traces_v1
-WHERE ${where.join(' AND ')}
+WHERE ${traceWhere.join(' AND ')}${candidates ? ` AND trace_id IN (SELECT trace_id FROM (${candidates}))` : ''}
 GROUP BY trace_id
 ${having.length ? `HAVING ${having.join(' AND ')}` : ''}
 ORDER BY ts DESC, trace_id DESC
-LIMIT {limit:UInt32}`,
-    params,
-    { tag: 'traces.list.page' },
-  )
+LIMIT {limit:UInt32}`
+
+  // One statement per attempt: the candidate scan runs as a subquery, and its
+  // horizon (oldest candidate row, row count) comes back with the rows.
+  const candidateScan = `SELECT trace_id, trace_start FROM traces_v1 WHERE ${[...traceWhere, ...rowWhere].join(' AND ')} ORDER BY trace_start DESC LIMIT {k:UInt32}`
+  let page: PageRow[] | undefined
+  for (let k = (pageSize + 1) * CANDIDATE_ROWS_PER_TRACE; k <= MAX_CANDIDATE_ROWS && !page; k *= 8) {
+    const found = await store.query<PageRow & { horizon: [string, number] }>(pageSql(candidateScan), { ...params, k }, { tag: 'traces.list.page' })
+    // No rows also means no horizon: the full aggregation tells "none" from "none yet".
+    if (found.length === 0) break
+    const [horizonNs, scanned] = found[0]!.horizon
+    if (Number(scanned) < k || (found.length === pageSize + 1 && BigInt(found[pageSize]!.start_ns) > BigInt(horizonNs))) page = found
+  }
+  page ??= await store.query<PageRow>(pageSql(''), params, { tag: 'traces.list.page-full' })
+
   const more = page.length > pageSize
   const shown = more ? page.slice(0, pageSize) : page
   if (shown.length === 0) return { rows: [], nextCursor: null }
 
-  const ids = shown.map((r) => r.trace_id)
-  const [sums, scores] = await Promise.all([traceSums(store, q.workspaceId, ids, 'traces.list.sums'), latestScores(store, q.workspaceId, ids, 'traces.list.scores')])
+  const totals = await pageTotals(store, q.workspaceId, shown.map((r) => r.trace_id))
   const rows = shown.map((r): TraceListRow => {
-    const s = sums.get(r.trace_id)
-    const g = scores.get(r.trace_id)
+    const t = totals.get(r.trace_id)
     return {
       trace_id: r.trace_id,
       ws_uuid_out: q.workspaceId,
       project_id_out: r.project,
       trace_start: nsToIso(r.start_ns),
       trace_end: nsToIso(r.end_ns),
-      cost_usd_total: s?.cost_usd_total ?? 0,
-      input_tokens: s?.input_tokens ?? 0,
-      output_tokens: s?.output_tokens ?? 0,
-      grade: g?.grade ?? '',
-      score: g?.score ?? 0,
-      scorer_version: g?.scorer_version ?? '',
-      span_count: s?.span_count ?? 0,
+      cost_usd_total: roundUsd(t?.cost_usd_total ?? 0),
+      input_tokens: Number(t?.input_tokens ?? 0),
+      output_tokens: Number(t?.output_tokens ?? 0),
+      grade: t?.grade ?? '',
+      score: Number(t?.score ?? 0),
+      scorer_version: t?.scorer_version ?? '',
+      span_count: Number(t?.span_count ?? 0),
     }
   })
   const last = shown[shown.length - 1]!
   return { rows, nextCursor: more ? { start_ns: last.start_ns, trace_id: last.trace_id } : null }
 }
 
-interface Sums {
+interface PageTotals {
+  trace_id: string
   span_count: number
   cost_usd_total: number
   input_tokens: number
   output_tokens: number
+  grade: string
+  score: number
+  scorer_version: string
 }
 
-async function traceSums(store: Store, workspaceId: string, ids: string[], tag: string): Promise<Map<string, Sums>> {
-  const rows = await store.query<{ trace_id: string } & Record<keyof Sums, number>>(
-    `SELECT trace_id, count() AS span_count, sum(cost) AS cost_usd_total, sum(inp) AS input_tokens, sum(outp) AS output_tokens
+/**
+ * Sums and latest score for a page of trace ids in one round trip. Sums take one
+ * value per (trace_id, span_id), so a span stored twice before its parts merge
+ * counts once; a trace without a score joins to defaults ('' and 0).
+ */
+async function pageTotals(store: Store, workspaceId: string, ids: string[]): Promise<Map<string, PageTotals>> {
+  const rows = await store.query<PageTotals>(
+    `SELECT s.trace_id AS trace_id, s.span_count AS span_count, s.cost_usd_total AS cost_usd_total,
+       s.input_tokens AS input_tokens, s.output_tokens AS output_tokens,
+       g.grade AS grade, g.score AS score, g.scorer_version AS scorer_version
 FROM
 (
-    SELECT trace_id, span_id, any(cost_usd) AS cost, any(input_tokens) AS inp, any(output_tokens) AS outp
-    FROM spans_v1
+    SELECT trace_id, count() AS span_count, sum(cost) AS cost_usd_total, sum(inp) AS input_tokens, sum(outp) AS output_tokens
+    FROM
+    (
+        SELECT trace_id, span_id, any(cost_usd) AS cost, any(input_tokens) AS inp, any(output_tokens) AS outp
+        FROM spans_v1
+        WHERE workspace_id = {ws:UUID} AND trace_id IN {ids:Array(String)}
+        GROUP BY trace_id, span_id
+    )
+    GROUP BY trace_id
+) AS s
+LEFT JOIN
+(
+    SELECT trace_id, argMax(grade, scored_at) AS grade, argMax(score, scored_at) AS score, argMax(scorer_version, scored_at) AS scorer_version
+    FROM trace_scores_v1
     WHERE workspace_id = {ws:UUID} AND trace_id IN {ids:Array(String)}
-    GROUP BY trace_id, span_id
-)
-GROUP BY trace_id`,
+    GROUP BY trace_id
+) AS g ON g.trace_id = s.trace_id`,
     { ws: workspaceId, ids },
-    { tag },
+    { tag: 'traces.list.totals' },
   )
-  return new Map(
-    rows.map((r) => [
-      r.trace_id,
-      { span_count: Number(r.span_count), cost_usd_total: roundUsd(r.cost_usd_total), input_tokens: Number(r.input_tokens), output_tokens: Number(r.output_tokens) },
-    ]),
-  )
+  return new Map(rows.map((r) => [r.trace_id, r]))
 }
 
 async function latestScores(store: Store, workspaceId: string, ids: string[], tag: string): Promise<Map<string, ScoreRow>> {
