@@ -9,7 +9,8 @@
 -- ReplacingMergeTree(received_at): a span delivered twice (a client retry, or the
 -- assembler replaying after a crash) collapses to one row on merge; queries that
 -- sum over spans also de-duplicate by (trace_id, span_id) so they are exact before
--- the merge happens.
+-- the merge happens. first_delivery marks the copy that counts in traces_v1's sums:
+-- the assembler sets it to 0 for a span it finds already stored.
 --
 -- TTL expires_at: each row carries its own expiry (start time + the workspace's
 -- retention when it was written), so workspaces can keep data for different
@@ -54,6 +55,7 @@ CREATE TABLE IF NOT EXISTS spans_v1
     events              String             COMMENT 'Span events, JSON array'     CODEC(ZSTD(3)),
     links               String             COMMENT 'Span links, JSON array'     CODEC(ZSTD(3)),
     received_at         DateTime64(3, 'UTC')                  COMMENT 'When ingest accepted the span',
+    first_delivery      UInt8 DEFAULT 1                       COMMENT '1 on the first stored copy of a span, 0 on a redelivery (set by the assembler)',
     expires_at          DateTime('UTC')                       COMMENT 'Row is deleted by TTL after this time'
 )
 ENGINE = ReplacingMergeTree(received_at)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { SpanRecord } from '@svc/shared/bus/records'
-import { spanRow } from './assemble.js'
+import { markFirstDeliveries, spanKey, spanRow } from './assemble.js'
 
 const base: SpanRecord = {
   org_id: '11111111-1111-5111-8111-111111111111',
@@ -46,5 +46,23 @@ describe('spanRow', () => {
   })
   it('leaves a non-LLM span at zero tokens and cost', () => {
     expect(spanRow({ ...base, attributes: { 'http.method': 'GET' } }, 24)).toMatchObject({ model: '', input_tokens: 0, output_tokens: 0, cost_usd: 0, is_llm: 0 })
+  })
+})
+
+describe('markFirstDeliveries', () => {
+  const row = (span: string, trace = 'a'.repeat(32)) => spanRow({ ...base, trace_id: trace, span_id: span.repeat(16) }, 24)
+
+  it('counts a span once whether it repeats inside the batch or was stored before', () => {
+    const rows = [row('1'), row('2'), row('1'), row('3'), row('1', 'c'.repeat(32))]
+    const stored = new Set([spanKey(row('3'))])
+    expect(markFirstDeliveries(rows, stored)).toBe(2)
+    expect(rows.map((r) => r.first_delivery)).toEqual([1, 1, 0, 0, 1])
+  })
+
+  it('keeps every row: the repeat is stored, it just adds nothing to the sums', () => {
+    const rows = [row('1'), row('1')]
+    markFirstDeliveries(rows, new Set())
+    expect(rows).toHaveLength(2)
+    expect(rows[1]!.first_delivery).toBe(0)
   })
 })

@@ -34,6 +34,8 @@ export interface SpanRow {
   links: string
   received_at: string
   expires_at: number
+  /** 1 when this is the span's first stored copy; only those count in traces_v1's sums. */
+  first_delivery: number
   [column: string]: unknown
 }
 
@@ -78,5 +80,27 @@ export function spanRow(r: SpanRecord, retentionHours: number): SpanRow {
     links: r.links_json,
     received_at: String(r.received_at_ms),
     expires_at: Number(expiresNs / 1_000_000_000n),
+    first_delivery: 1,
   }
+}
+
+/** Identity of a span across deliveries. */
+export const spanKey = (r: { workspace_id: string; trace_id: string; span_id: string }) => `${r.workspace_id}:${r.trace_id}:${r.span_id}`
+
+/**
+ * Marks repeats so traces_v1 sums each span once: a span already stored (found by
+ * the caller's lookup) or seen earlier in the same batch gets first_delivery 0.
+ * Returns how many rows were repeats.
+ */
+export function markFirstDeliveries(rows: SpanRow[], stored: ReadonlySet<string>): number {
+  const seen = new Set<string>()
+  let repeats = 0
+  for (const row of rows) {
+    const key = spanKey(row)
+    const repeat = stored.has(key) || seen.has(key)
+    row.first_delivery = repeat ? 0 : 1
+    if (repeat) repeats++
+    seen.add(key)
+  }
+  return repeats
 }

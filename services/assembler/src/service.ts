@@ -5,8 +5,10 @@ import type { Config } from '@svc/shared/config'
 import type { ControlState } from '@svc/shared/control/state'
 import { enabledTraceEngines } from '@svc/shared/domain/engines'
 import { createBatchWriter } from '@svc/shared/store/batch-writer'
+import { reconcileTraceTotals, storedSpans } from '@svc/shared/store/queries/trace-totals'
 import { findUncompletedTraces } from '@svc/shared/store/queries/traces'
 import type { Store } from '@svc/shared/store/types'
+import { spanKey } from './assemble.js'
 import { emitCompletions } from './completion.js'
 import { deadLetterBatchHandler } from './dead-letter-sink.js'
 import { spanBatchHandler } from './span-consumer.js'
@@ -54,6 +56,10 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
         tracker,
         log,
         retentionHoursFor: (ws) => control.state.setting(ws, 'retention_hours', config.SVC_DEFAULT_RETENTION_HOURS),
+        storedSpans: async (rows) => new Set((await storedSpans(store, rows)).map(spanKey)),
+        reconcile: (traces) => reconcileTraceTotals(store, traces),
+        // A failed commit is covered by the next one, so up to two batches can be replayed.
+        replayGuardRecords: 2 * config.SVC_ASSEMBLER_BATCH_ROWS,
       }),
     }),
   )

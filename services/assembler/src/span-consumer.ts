@@ -2,7 +2,7 @@ import type { Logger } from '@svc/shared/log'
 import { deadLetterV1, spanV1, type SpanRecord } from '@svc/shared/bus/records'
 import { TOPICS } from '@svc/shared/bus/topics'
 import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
-import { spanRow, type SpanRow } from './assemble.js'
+import { markFirstDeliveries, spanRow, type SpanRow } from './assemble.js'
 import type { TraceTracker } from './trace-tracker.js'
 
 export interface SpanSink {
@@ -21,23 +21,51 @@ export function spanBatchHandler(deps: {
   tracker: TraceTracker
   log: Logger
   retentionHoursFor(workspaceId: string): number
+  /** Keys (spanKey) of the given rows' spans that are already stored. */
+  storedSpans(rows: SpanRow[]): Promise<Set<string>>
+  /** Recomputes traces_v1 sums of these traces from their stored spans. */
+  reconcile(traces: Array<{ workspace_id: string; trace_id: string }>): Promise<number>
+  /** Records after a partition (re)starts whose traces are reconciled: at least what can be in flight uncommitted. */
+  replayGuardRecords: number
 }) {
+  // Per partition: the offset expected next, and how many records of a replay are left.
+  const partitions = new Map<string, { next: bigint; guard: number }>()
   return async (records: ConsumedRecord[]): Promise<void> => {
     const rows: SpanRow[] = []
     const spans: SpanRecord[] = []
     const poison: ConsumedRecord[] = []
+    const replayed = new Map<string, { workspace_id: string; trace_id: string }>()
     for (const r of records) {
+      // Consumption that does not continue where it left off (a start, a rebalance, a
+      // retried batch) may replay records whose insert landed without its view insert
+      // before a crash: their traces get their sums recomputed once stored.
+      const where = `${r.topic}/${r.partition}`
+      const offset = BigInt(r.offset)
+      let p = partitions.get(where)
+      if (!p || p.next !== offset) partitions.set(where, (p = { next: offset, guard: deps.replayGuardRecords }))
+      p.next = offset + 1n
+      const inReplay = p.guard > 0
+      if (inReplay) p.guard--
       try {
         const span = spanV1.decode(r.value)
         rows.push(spanRow(span, deps.retentionHoursFor(span.workspace_id)))
         spans.push(span)
+        if (inReplay) replayed.set(`${span.workspace_id}:${span.trace_id}`, { workspace_id: span.workspace_id, trace_id: span.trace_id })
       } catch (err) {
         deps.log.warn({ err, topic: r.topic, partition: r.partition, offset: r.offset }, 'undecodable span record dead-lettered')
         poison.push(r)
       }
     }
     if (poison.length) await deps.bus.produce(TOPICS.spansRawDlq, poison.map(deadLetterOf))
+    // Exactly-once sums on at-least-once delivery: a trace's spans all come through
+    // this partition, one batch at a time, and each batch is stored before the next
+    // is handled, so the store plus this batch know every earlier copy.
+    if (rows.length) markFirstDeliveries(rows, await deps.storedSpans(rows))
     await deps.sink.add(rows)
+    if (replayed.size) {
+      const corrected = await deps.reconcile([...replayed.values()])
+      if (corrected) deps.log.info({ traces: corrected }, 'corrected trace totals after a replay')
+    }
     const now = Date.now()
     for (const s of spans)
       deps.tracker.observe(

@@ -105,7 +105,7 @@ beforeAll(async () => {
   ])
   // Redelivered: the same LLM span again, later, and a late span that moves D's start earlier.
   await store.insert('spans_v1', [
-    { ...llmA, received_at: String(BASE_MS + 60_000) },
+    { ...llmA, received_at: String(BASE_MS + 60_000), first_delivery: 0 },
     span({ trace: D, id: sid('d', 2), parent: sid('d', 1), startMs: 2500, durMs: 100, llm: true, cost: 0.02 }),
   ])
   const score = (trace: string, grade: string, rank: number, value: number, atMs: number, version = 'cr-1') => ({

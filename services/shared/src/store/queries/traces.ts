@@ -107,6 +107,10 @@ interface PageRow {
   start_ns: string
   end_ns: string
   project: string
+  spans: number
+  cost: number
+  tokens_in: number
+  tokens_out: number
 }
 
 /** First candidate scan covers this many rows per wanted trace; each retry widens it 8x. */
@@ -128,7 +132,8 @@ const MAX_CANDIDATE_ROWS = 50_000
  * last row is newer than that, or when fewer than K rows matched. Otherwise K grows,
  * and past MAX_CANDIDATE_ROWS the full aggregation answers.
  *
- * Phase 2 loads the page's sums and scores (pageTotals).
+ * The page's sums come with it (traces_v1 keeps them, each span counted once); a
+ * second query adds the latest scores.
  */
 export async function listTraces(store: Store, q: ListTracesQuery): Promise<{ rows: TraceListRow[]; nextCursor: TraceCursor | null }> {
   const pageSize = Math.max(1, Math.floor(q.pageSize))
@@ -173,7 +178,11 @@ export async function listTraces(store: Store, q: ListTracesQuery): Promise<{ ro
     min(trace_start) AS ts,
     toString(toUnixTimestamp64Nano(ts)) AS start_ns,
     toString(toUnixTimestamp64Nano(max(trace_end))) AS end_ns,
-    any(project_id) AS project${candidates ? `,
+    any(project_id) AS project,
+    sum(span_count) AS spans,
+    sum(cost_usd_total) AS cost,
+    sum(input_tokens) AS tokens_in,
+    sum(output_tokens) AS tokens_out${candidates ? `,
     (SELECT tuple(toString(toUnixTimestamp64Nano(min(trace_start))), count()) FROM (${candidates})) AS horizon` : ''}
 FROM traces_v1
 WHERE ${traceWhere.join(' AND ')}${candidates ? ` AND trace_id IN (SELECT trace_id FROM (${candidates}))` : ''}
@@ -199,72 +208,26 @@ LIMIT {limit:UInt32}`
   const shown = more ? page.slice(0, pageSize) : page
   if (shown.length === 0) return { rows: [], nextCursor: null }
 
-  const totals = await pageTotals(store, q.workspaceId, shown.map((r) => r.trace_id))
+  const scores = await latestScores(store, q.workspaceId, shown.map((r) => r.trace_id), 'traces.list.scores')
   const rows = shown.map((r): TraceListRow => {
-    const t = totals.get(r.trace_id)
+    const g = scores.get(r.trace_id)
     return {
       trace_id: r.trace_id,
       ws_uuid_out: q.workspaceId,
       project_id_out: r.project,
       trace_start: nsToIso(r.start_ns),
       trace_end: nsToIso(r.end_ns),
-      cost_usd_total: roundUsd(t?.cost_usd_total ?? 0),
-      input_tokens: Number(t?.input_tokens ?? 0),
-      output_tokens: Number(t?.output_tokens ?? 0),
-      grade: t?.grade ?? '',
-      score: Number(t?.score ?? 0),
-      scorer_version: t?.scorer_version ?? '',
-      span_count: Number(t?.span_count ?? 0),
+      cost_usd_total: roundUsd(r.cost),
+      input_tokens: Number(r.tokens_in),
+      output_tokens: Number(r.tokens_out),
+      grade: g?.grade ?? '',
+      score: g?.score ?? 0,
+      scorer_version: g?.scorer_version ?? '',
+      span_count: Number(r.spans),
     }
   })
   const last = shown[shown.length - 1]!
   return { rows, nextCursor: more ? { start_ns: last.start_ns, trace_id: last.trace_id } : null }
-}
-
-interface PageTotals {
-  trace_id: string
-  span_count: number
-  cost_usd_total: number
-  input_tokens: number
-  output_tokens: number
-  grade: string
-  score: number
-  scorer_version: string
-}
-
-/**
- * Sums and latest score for a page of trace ids in one round trip. Sums take one
- * value per (trace_id, span_id), so a span stored twice before its parts merge
- * counts once; a trace without a score joins to defaults ('' and 0).
- */
-async function pageTotals(store: Store, workspaceId: string, ids: string[]): Promise<Map<string, PageTotals>> {
-  const rows = await store.query<PageTotals>(
-    `SELECT s.trace_id AS trace_id, s.span_count AS span_count, s.cost_usd_total AS cost_usd_total,
-       s.input_tokens AS input_tokens, s.output_tokens AS output_tokens,
-       g.grade AS grade, g.score AS score, g.scorer_version AS scorer_version
-FROM
-(
-    SELECT trace_id, count() AS span_count, sum(cost) AS cost_usd_total, sum(inp) AS input_tokens, sum(outp) AS output_tokens
-    FROM
-    (
-        SELECT trace_id, span_id, any(cost_usd) AS cost, any(input_tokens) AS inp, any(output_tokens) AS outp
-        FROM spans_v1
-        WHERE workspace_id = {ws:UUID} AND trace_id IN {ids:Array(String)}
-        GROUP BY trace_id, span_id
-    )
-    GROUP BY trace_id
-) AS s
-LEFT JOIN
-(
-    SELECT trace_id, argMax(grade, scored_at) AS grade, argMax(score, scored_at) AS score, argMax(scorer_version, scored_at) AS scorer_version
-    FROM trace_scores_v1
-    WHERE workspace_id = {ws:UUID} AND trace_id IN {ids:Array(String)}
-    GROUP BY trace_id
-) AS g ON g.trace_id = s.trace_id`,
-    { ws: workspaceId, ids },
-    { tag: 'traces.list.totals' },
-  )
-  return new Map(rows.map((r) => [r.trace_id, r]))
 }
 
 async function latestScores(store: Store, workspaceId: string, ids: string[], tag: string): Promise<Map<string, ScoreRow>> {

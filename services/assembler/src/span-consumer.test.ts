@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest'
+import { spanV1, type SpanRecord } from '@svc/shared/bus/records'
+import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
+import { createLogger } from '@svc/shared/log'
+import { spanKey, type SpanRow } from './assemble.js'
+import { spanBatchHandler } from './span-consumer.js'
+import { TraceTracker } from './trace-tracker.js'
+
+const WS = '22222222-2222-5222-8222-222222222222'
+const record = (trace: string, span: string, offset: number, partition = 0): ConsumedRecord => {
+  const value: SpanRecord = {
+    org_id: '11111111-1111-5111-8111-111111111111', workspace_id: WS, project_id: 'p', trace_id: trace.repeat(32), span_id: span.repeat(16), parent_span_id: '',
+    name: 'step', kind: 'INTERNAL', start_time_unix_nano: 1_700_000_000_000_000_000n, end_time_unix_nano: 1_700_000_001_000_000_000n, status_code: 'OK', status_message: '',
+    service_name: 's', scope_name: 's', resource_attributes: {}, attributes: {}, json_attribute_keys: [], events_json: '[]', links_json: '[]', received_at_ms: 1_700_000_002_000,
+  }
+  return { topic: 'spans.raw.v1', partition, offset: String(offset), key: Buffer.from(`${WS}:${trace}`), value: spanV1.encode(value), timestamp: 0 }
+}
+
+/** The handler against an in-memory "store": what it stores, and what it asks to reconcile. */
+function harness(guard: number) {
+  const stored = new Map<string, SpanRow>()
+  const reconciled: string[][] = []
+  const handle = spanBatchHandler({
+    bus: {} as Bus,
+    log: createLogger({ level: 'silent' }),
+    tracker: new TraceTracker(60_000),
+    retentionHoursFor: () => 24,
+    sink: { add: async (rows) => void rows.forEach((r) => stored.has(spanKey(r)) || stored.set(spanKey(r), r)) },
+    storedSpans: async (rows) => new Set(rows.map(spanKey).filter((k) => stored.has(k))),
+    reconcile: async (traces) => (reconciled.push(traces.map((t) => t.trace_id[0]!).sort()), 0),
+    replayGuardRecords: guard,
+  })
+  return { handle, stored, reconciled }
+}
+
+describe('spanBatchHandler', () => {
+  it('marks spans already stored, or repeated in the batch, as repeats', async () => {
+    const h = harness(0)
+    await h.handle([record('a', '1', 0), record('a', '2', 1), record('a', '1', 2)])
+    await h.handle([record('a', '2', 3), record('a', '3', 4)])
+    const firsts = [...h.stored.values()].map((r) => [r.span_id[0], r.first_delivery])
+    expect(firsts).toEqual([['1', 1], ['2', 1], ['3', 1]])
+  })
+
+  it('reconciles the traces of the first records after a start, a gap or a retried batch, and not otherwise', async () => {
+    const h = harness(3)
+    await h.handle([record('a', '1', 10), record('b', '1', 11)])
+    expect(h.reconciled).toEqual([['a', 'b']])
+    await h.handle([record('c', '1', 12), record('d', '1', 13)]) // third record is the last in the guard
+    expect(h.reconciled).toEqual([['a', 'b'], ['c']])
+    await h.handle([record('e', '1', 14)])
+    expect(h.reconciled).toHaveLength(2)
+    await h.handle([record('e', '1', 14)]) // the same batch again: a retry
+    expect(h.reconciled.at(-1)).toEqual(['e'])
+    await h.handle([record('f', '1', 40)]) // offsets jumped: another consumer had the partition
+    expect(h.reconciled.at(-1)).toEqual(['f'])
+    await h.handle([record('g', '1', 0, 1)]) // a partition seen for the first time
+    expect(h.reconciled.at(-1)).toEqual(['g'])
+  })
+})

@@ -1,0 +1,117 @@
+import type { Store } from '../types.js'
+
+/**
+ * traces_v1's sums (span_count, cost, tokens) count each span once. The assembler
+ * keeps them so: it marks spans it finds already stored (storedSpans) so the view
+ * adds nothing for them, and where a crash may have split an insert from its view
+ * insert it recomputes the sums (reconcileTraceTotals).
+ */
+
+export interface TraceRef {
+  workspace_id: string
+  trace_id: string
+}
+
+const refParams = (traces: TraceRef[]) => ({
+  workspaces: [...new Set(traces.map((t) => t.workspace_id))],
+  traces: [...new Set(traces.map((t) => t.trace_id))],
+})
+
+/**
+ * Which spans of these traces are already stored. Filters on the sort key prefix
+ * (workspace_id, trace_id), so it reads only the granules of the given traces.
+ */
+export async function storedSpans(store: Store, traces: TraceRef[]): Promise<Array<TraceRef & { span_id: string }>> {
+  if (traces.length === 0) return []
+  return store.query(
+    `SELECT DISTINCT workspace_id, trace_id, span_id
+FROM spans_v1
+WHERE workspace_id IN {workspaces:Array(UUID)} AND trace_id IN {traces:Array(String)}`,
+    refParams(traces),
+    { tag: 'assembler.stored-spans' },
+  )
+}
+
+interface Drift {
+  workspace_id: string
+  trace_id: string
+  org_id: string
+  project_id: string
+  start_ns: string
+  end_ns: string
+  has_llm: number
+  last_ms: number
+  expires_at: number
+  d_spans: number
+  d_cost: number
+  d_in: number
+  d_out: number
+}
+
+/** Cost differences below this are float noise from summation order, not a missing span. */
+const COST_EPSILON = 1e-9
+
+/**
+ * Makes traces_v1's sums for these traces equal the sums over their distinct stored
+ * spans, by inserting one correction row per trace that is off (its sums are the
+ * differences; its other columns are values the trace already has, so min, max and
+ * any are unchanged). Safe to repeat: a second run finds nothing to correct. The
+ * caller must be the only writer of these traces meanwhile (the assembler owning
+ * their partition). Returns the number of traces corrected.
+ */
+export async function reconcileTraceTotals(store: Store, traces: TraceRef[]): Promise<number> {
+  if (traces.length === 0) return 0
+  const drifts = await store.query<Drift>(
+    `SELECT
+    s.workspace_id AS workspace_id, s.trace_id AS trace_id, s.org_id AS org_id, s.project_id AS project_id,
+    toString(toUnixTimestamp64Nano(s.trace_start)) AS start_ns, toString(toUnixTimestamp64Nano(s.trace_end)) AS end_ns,
+    s.has_llm AS has_llm, toUnixTimestamp64Milli(s.last_received_at) AS last_ms, toUnixTimestamp(s.expires_at) AS expires_at,
+    s.spans - t.spans AS d_spans, s.cost - t.cost AS d_cost, s.tokens_in - t.tokens_in AS d_in, s.tokens_out - t.tokens_out AS d_out
+FROM
+(
+    SELECT workspace_id, trace_id, any(org) AS org_id, any(project) AS project_id,
+           min(st) AS trace_start, max(et) AS trace_end, max(llm) AS has_llm, max(recv) AS last_received_at, max(exp) AS expires_at,
+           toInt64(count()) AS spans, sum(c) AS cost, toInt64(sum(i)) AS tokens_in, toInt64(sum(o)) AS tokens_out
+    FROM
+    (
+        SELECT workspace_id, trace_id, span_id, any(org_id) AS org, any(project_id) AS project,
+               min(start_time) AS st, max(end_time) AS et, max(is_llm) AS llm, max(received_at) AS recv, max(expires_at) AS exp,
+               any(cost_usd) AS c, any(input_tokens) AS i, any(output_tokens) AS o
+        FROM spans_v1
+        WHERE workspace_id IN {workspaces:Array(UUID)} AND trace_id IN {traces:Array(String)}
+        GROUP BY workspace_id, trace_id, span_id
+    )
+    GROUP BY workspace_id, trace_id
+) AS s
+LEFT JOIN
+(
+    SELECT workspace_id, trace_id, sum(span_count) AS spans, sum(cost_usd_total) AS cost, sum(input_tokens) AS tokens_in, sum(output_tokens) AS tokens_out
+    FROM traces_v1
+    WHERE workspace_id IN {workspaces:Array(UUID)} AND trace_id IN {traces:Array(String)}
+    GROUP BY workspace_id, trace_id
+) AS t ON t.workspace_id = s.workspace_id AND t.trace_id = s.trace_id
+WHERE d_spans != 0 OR abs(d_cost) > {eps:Float64} OR d_in != 0 OR d_out != 0`,
+    { ...refParams(traces), eps: COST_EPSILON },
+    { tag: 'assembler.reconcile' },
+  )
+  if (drifts.length === 0) return 0
+  await store.insert(
+    'traces_v1',
+    drifts.map((d) => ({
+      workspace_id: d.workspace_id,
+      trace_id: d.trace_id,
+      org_id: d.org_id,
+      project_id: d.project_id,
+      trace_start: d.start_ns,
+      trace_end: d.end_ns,
+      has_llm: Number(d.has_llm),
+      last_received_at: String(d.last_ms),
+      expires_at: Number(d.expires_at),
+      span_count: Number(d.d_spans),
+      cost_usd_total: Number(d.d_cost),
+      input_tokens: Number(d.d_in),
+      output_tokens: Number(d.d_out),
+    })),
+  )
+  return drifts.length
+}
