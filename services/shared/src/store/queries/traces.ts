@@ -195,7 +195,9 @@ LIMIT {limit:UInt32}`
   // horizon (oldest candidate row, row count) comes back with the rows.
   const candidateScan = `SELECT trace_id, trace_start FROM traces_v1 WHERE ${[...traceWhere, ...rowWhere].join(' AND ')} ORDER BY trace_start DESC LIMIT {k:UInt32}`
   let page: PageRow[] | undefined
-  for (let k = (pageSize + 1) * CANDIDATE_ROWS_PER_TRACE; k <= MAX_CANDIDATE_ROWS && !page; k *= 8) {
+  // A project filter keeps only a share of the newest traces, so its first scan is wider.
+  const firstK = (pageSize + 1) * CANDIDATE_ROWS_PER_TRACE * (q.project !== undefined && q.project !== null ? 8 : 1)
+  for (let k = firstK; k <= MAX_CANDIDATE_ROWS && !page; k *= 8) {
     const found = await store.query<PageRow & { horizon: [string, number] }>(pageSql(candidateScan), { ...params, k }, { tag: 'traces.list.page' })
     // No rows also means no horizon: the full aggregation tells "none" from "none yet".
     if (found.length === 0) break
