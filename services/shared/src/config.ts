@@ -31,7 +31,7 @@ export const ConfigSchema = z
     KAFKA_TOPIC_PREFIX: z.string().default(''),
     KAFKA_TOPIC_PARTITIONS: positiveInt.default(6),
     KAFKA_REPLICATION_FACTOR: positiveInt.default(1),
-    SVC_EMBEDDED_PARTITIONS: positiveInt.default(1),
+    SVC_EMBEDDED_PARTITIONS: positiveInt.default(4),
     /** Embedded log: segments older than this (and not the active one) are deleted. */
     SVC_EMBEDDED_RETENTION_HOURS: positiveInt.default(24),
 

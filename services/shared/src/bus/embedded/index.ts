@@ -102,27 +102,28 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
       return false
     }
 
-    const loop = (async () => {
+    // One loop per partition, as Kafka consumers run partitions concurrently: a slow
+    // handler on one partition (an insert in flight) lets the others decode meanwhile,
+    // while each partition's records stay strictly in order.
+    const consume = async (p: (typeof parts)[number]) => {
       while (!ctx.closing) {
-        const advances = parts.map((p) => p.log.nextAdvance())
-        let progressed = false
-        for (const p of parts) {
-          if (ctx.closing) break
-          const before = { ...p.cursor }
-          const framed = await p.log.read(p.cursor, maxRecords)
-          if (framed.length === 0) continue
-          progressed = true
-          const records = framed.map((r) => ({ topic: p.topic, partition: p.partition, offset: r.offset.toString(), key: r.key, value: r.value, timestamp: r.timestamp }))
-          if (!(await deliver(records))) {
-            Object.assign(p.cursor, before)
-            break
-          }
-          // A lost commit only means redelivery after a restart (at-least-once), so it must not stop the consumer.
-          if (!o.ephemeral) await groups.commit(o.group, p.topic, p.partition, p.cursor.offset).catch((err) => opts.log?.warn({ err, group: o.group }, 'offset commit failed'))
+        const advanced = p.log.nextAdvance()
+        const before = { ...p.cursor }
+        const framed = await p.log.read(p.cursor, maxRecords)
+        if (framed.length === 0) {
+          await Promise.race([advanced, closeSignal])
+          continue
         }
-        if (!progressed) await Promise.race([...advances, closeSignal])
+        const records = framed.map((r) => ({ topic: p.topic, partition: p.partition, offset: r.offset.toString(), key: r.key, value: r.value, timestamp: r.timestamp }))
+        if (!(await deliver(records))) {
+          Object.assign(p.cursor, before)
+          break
+        }
+        // A lost commit only means redelivery after a restart (at-least-once), so it must not stop the consumer.
+        if (!o.ephemeral) await groups.commit(o.group, p.topic, p.partition, p.cursor.offset).catch((err) => opts.log?.warn({ err, group: o.group }, 'offset commit failed'))
       }
-    })().catch((err) => opts.log?.error({ err, group: o.group }, 'embedded consumer stopped'))
+    }
+    const loop = Promise.all(parts.map(consume)).catch((err) => opts.log?.error({ err, group: o.group }, 'embedded consumer stopped'))
 
     const sub: Subscription = {
       ready: Promise.resolve(),
