@@ -5,7 +5,8 @@ import type { Config } from '@svc/shared/config'
 import type { ControlState } from '@svc/shared/control/state'
 import { enabledTraceEngines } from '@svc/shared/domain/engines'
 import { createBatchWriter } from '@svc/shared/store/batch-writer'
-import { reconcileTraceTotals, storedSpans } from '@svc/shared/store/queries/trace-totals'
+import { reconcileTraceTotals, storedSpans, tracesWithTotals } from '@svc/shared/store/queries/trace-totals'
+import { traceKey } from '@svc/shared/bus/records'
 import { findUncompletedTraces } from '@svc/shared/store/queries/traces'
 import type { Store } from '@svc/shared/store/types'
 import { spanKey } from './assemble.js'
@@ -57,6 +58,7 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
         log,
         retentionHoursFor: (ws) => control.state.setting(ws, 'retention_hours', config.SVC_DEFAULT_RETENTION_HOURS),
         storedSpans: async (rows) => new Set((await storedSpans(store, rows)).map(spanKey)),
+        tracesWithTotals: async (traces) => new Set((await tracesWithTotals(store, traces)).map((t) => traceKey(t.workspace_id, t.trace_id))),
         reconcile: (traces) => reconcileTraceTotals(store, traces),
         // A failed commit is covered by the next one, so up to two batches can be replayed.
         replayGuardRecords: 2 * config.SVC_ASSEMBLER_BATCH_ROWS,

@@ -17,7 +17,7 @@ const record = (trace: string, span: string, offset: number, partition = 0): Con
 }
 
 /** The handler against an in-memory "store": what it stores, and what it asks to reconcile. */
-function harness(guard: number) {
+function harness(guard: number, withTotals: (trace: string) => boolean = () => true) {
   const stored = new Map<string, SpanRow>()
   const reconciled: string[][] = []
   const handle = spanBatchHandler({
@@ -27,6 +27,7 @@ function harness(guard: number) {
     retentionHoursFor: () => 24,
     sink: { add: async (rows) => void rows.forEach((r) => stored.has(spanKey(r)) || stored.set(spanKey(r), r)) },
     storedSpans: async (rows) => new Set(rows.map(spanKey).filter((k) => stored.has(k))),
+    tracesWithTotals: async (traces) => new Set(traces.filter((t) => withTotals(t.trace_id[0]!)).map((t) => `${t.workspace_id}:${t.trace_id}`)),
     reconcile: async (traces) => (reconciled.push(traces.map((t) => t.trace_id[0]!).sort()), 0),
     replayGuardRecords: guard,
   })
@@ -56,5 +57,13 @@ describe('spanBatchHandler', () => {
     expect(h.reconciled.at(-1)).toEqual(['f'])
     await h.handle([record('g', '1', 0, 1)]) // a partition seen for the first time
     expect(h.reconciled.at(-1)).toEqual(['g'])
+  })
+
+  it('reconciles only replayed traces stored before: with sums already, or with spans repeated', async () => {
+    const h = harness(10, (trace) => trace === 'a')
+    await h.handle([record('a', '1', 0), record('b', '1', 1), record('c', '1', 2)])
+    expect(h.reconciled).toEqual([['a']])
+    await h.handle([record('c', '1', 0), record('d', '1', 1)]) // replayed again: c's span is stored now
+    expect(h.reconciled.at(-1)).toEqual(['c'])
   })
 })

@@ -1,5 +1,6 @@
 import type { Logger } from '@svc/shared/log'
-import { deadLetterV1, spanV1, type SpanRecord } from '@svc/shared/bus/records'
+import { deadLetterV1, spanV1, traceKey, type SpanRecord } from '@svc/shared/bus/records'
+import type { TraceRef } from '@svc/shared/store/queries/trace-totals'
 import { TOPICS } from '@svc/shared/bus/topics'
 import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
 import { markFirstDeliveries, spanRow, type SpanRow } from './assemble.js'
@@ -23,8 +24,10 @@ export function spanBatchHandler(deps: {
   retentionHoursFor(workspaceId: string): number
   /** Keys (spanKey) of the given rows' spans that are already stored. */
   storedSpans(rows: SpanRow[]): Promise<Set<string>>
+  /** Of these traces, those with sums in traces_v1 already (as `workspace:trace` keys). */
+  tracesWithTotals(traces: TraceRef[]): Promise<Set<string>>
   /** Recomputes traces_v1 sums of these traces from their stored spans. */
-  reconcile(traces: Array<{ workspace_id: string; trace_id: string }>): Promise<number>
+  reconcile(traces: TraceRef[]): Promise<number>
   /** Records after a partition (re)starts whose traces are reconciled: at least what can be in flight uncommitted. */
   replayGuardRecords: number
 }) {
@@ -34,7 +37,7 @@ export function spanBatchHandler(deps: {
     const rows: SpanRow[] = []
     const spans: SpanRecord[] = []
     const poison: ConsumedRecord[] = []
-    const replayed = new Map<string, { workspace_id: string; trace_id: string }>()
+    const replayed = new Map<string, TraceRef>()
     for (const r of records) {
       // Consumption that does not continue where it left off (a start, a rebalance, a
       // retried batch) may replay records whose insert landed without its view insert
@@ -50,7 +53,7 @@ export function spanBatchHandler(deps: {
         const span = spanV1.decode(r.value)
         rows.push(spanRow(span, deps.retentionHoursFor(span.workspace_id)))
         spans.push(span)
-        if (inReplay) replayed.set(`${span.workspace_id}:${span.trace_id}`, { workspace_id: span.workspace_id, trace_id: span.trace_id })
+        if (inReplay) replayed.set(traceKey(span.workspace_id, span.trace_id), { workspace_id: span.workspace_id, trace_id: span.trace_id })
       } catch (err) {
         deps.log.warn({ err, topic: r.topic, partition: r.partition, offset: r.offset }, 'undecodable span record dead-lettered')
         poison.push(r)
@@ -61,9 +64,17 @@ export function spanBatchHandler(deps: {
     // this partition, one batch at a time, and each batch is stored before the next
     // is handled, so the store plus this batch know every earlier copy.
     if (rows.length) markFirstDeliveries(rows, await deps.storedSpans(rows))
-    await deps.sink.add(rows)
+    // Of a replay, only traces stored before (spans, or sums) can be off; new ones
+    // are counted right by this very insert.
+    let suspects: TraceRef[] = []
     if (replayed.size) {
-      const corrected = await deps.reconcile([...replayed.values()])
+      const withTotals = await deps.tracesWithTotals([...replayed.values()])
+      for (const r of rows) if (r.first_delivery === 0) withTotals.add(traceKey(r.workspace_id, r.trace_id))
+      suspects = [...replayed].filter(([key]) => withTotals.has(key)).map(([, ref]) => ref)
+    }
+    await deps.sink.add(rows)
+    if (suspects.length) {
+      const corrected = await deps.reconcile(suspects)
       if (corrected) deps.log.info({ traces: corrected }, 'corrected trace totals after a replay')
     }
     const now = Date.now()

@@ -204,6 +204,7 @@ export async function createKafkaBus(opts: KafkaBusOptions): Promise<Bus> {
 }
 
 const LEADER_SETTLE_MS = 15_000
+const PARTITIONS_CONSUMED_CONCURRENTLY = 4
 
 /**
  * Right after createTopics (even with waitForLeaders) a broker can still answer
@@ -293,6 +294,9 @@ class KafkaSubscription implements Subscription {
     await consumer.connect()
     await consumer.subscribe({ topics: this.opts.topics, fromBeginning: this.ephemeral || this.opts.fromBeginning === true })
     await consumer.run({
+      // Partitions are handled concurrently (each still in order), so one partition's
+      // slow handler (an insert in flight) does not idle the others.
+      partitionsConsumedConcurrently: PARTITIONS_CONSUMED_CONCURRENTLY,
       autoCommit: false,
       eachBatchAutoResolve: false,
       eachBatch: (payload) => this.eachBatch(payload),

@@ -32,6 +32,18 @@ WHERE workspace_id IN {workspaces:Array(UUID)} AND trace_id IN {traces:Array(Str
   )
 }
 
+/** Which of these traces have a traces_v1 row (any sums counted for them so far). */
+export async function tracesWithTotals(store: Store, traces: TraceRef[]): Promise<TraceRef[]> {
+  if (traces.length === 0) return []
+  return store.query(
+    `SELECT DISTINCT workspace_id, trace_id
+FROM traces_v1
+WHERE workspace_id IN {workspaces:Array(UUID)} AND trace_id IN {traces:Array(String)}`,
+    refParams(traces),
+    { tag: 'assembler.traces-with-totals' },
+  )
+}
+
 interface Drift {
   workspace_id: string
   trace_id: string
