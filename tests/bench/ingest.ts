@@ -74,6 +74,8 @@ async function runMode(mode: 'embedded' | 'kafka') {
     return ((await res.json()) as { spans: unknown[] }).spans.length
   }
   const PROBE_POLL_MS = 100
+  // SVC_TRACE_QUIET_MS (5 s) plus time to emit the completions.
+  const SETTLE_MS = 10_000
   const post = (b: Body) => fetch(ingestUrl, { method: 'POST', body: b.json, headers: { 'content-type': 'application/json', 'x-svc-api-key': KEY } })
 
   progress('generating request bodies')
@@ -113,7 +115,11 @@ async function runMode(mode: 'embedded' | 'kafka') {
     const e2eRate = accepted / ((tVisible - t0) / 1000)
     const lat = summarize(latencies)
 
-    // Phase 2: freshness at half the end-to-end rate.
+    // Phase 2: freshness at half the end-to-end rate, in a steady state: first let the
+    // burst that phase 1 leaves behind (every trace going quiet at once, so engine jobs
+    // and completion rows for all of them) drain.
+    progress('letting phase 1 traces complete before phase 2')
+    await new Promise((r) => setTimeout(r, SETTLE_MS))
     const halfRate = e2eRate / 2
     const phase2Seconds = Math.min(10, SECONDS)
     progress(`phase 2: paced at ${fmt(halfRate)} spans/s for ${phase2Seconds}s, probing accept→visible`)

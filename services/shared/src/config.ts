@@ -50,7 +50,7 @@ export const ConfigSchema = z
     SVC_TRACE_QUIET_MS: positiveInt.default(5000),
     /** The assembler's ClickHouse writer flushes at this many rows or this interval. */
     SVC_ASSEMBLER_BATCH_ROWS: positiveInt.default(20000),
-    SVC_ASSEMBLER_FLUSH_MS: positiveInt.default(200),
+    SVC_ASSEMBLER_FLUSH_MS: positiveInt.default(50),
     /** Default retention of new spans, hours (workspaces override it later). */
     SVC_DEFAULT_RETENTION_HOURS: positiveInt.default(720),
 
