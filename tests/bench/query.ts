@@ -6,7 +6,7 @@
  * the first page, a filtered page (project), a time-bounded page, and a deep page
  * reached through cursors. Prints p50/p95/p99 per query.
  */
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '@svc/shared/config'
@@ -83,5 +83,6 @@ try {
 } finally {
   child.kill('SIGTERM')
   await exited(child)
+  rmSync(dataDir, { recursive: true, force: true })
 }
 process.exit(0)
