@@ -1,4 +1,4 @@
-import type { SpanRecord } from '@svc/shared/bus/records'
+import { traceKey, type SpanRecord } from '@svc/shared/bus/records'
 import { llmFacts } from '@svc/shared/domain/genai'
 
 /**
@@ -84,8 +84,8 @@ export function spanRow(r: SpanRecord, retentionHours: number): SpanRow {
   }
 }
 
-/** Identity of a span across deliveries. */
-export const spanKey = (r: { workspace_id: string; trace_id: string; span_id: string }) => `${r.workspace_id}:${r.trace_id}:${r.span_id}`
+/** Identity of a span across deliveries: its trace's key plus its id. */
+export const spanKey = (r: { workspace_id: string; trace_id: string; span_id: string }) => `${traceKey(r.workspace_id, r.trace_id)}:${r.span_id}`
 
 /**
  * Marks repeats so traces_v1 sums each span once: a span already stored (found by

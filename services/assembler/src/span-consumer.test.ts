@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { spanV1, type SpanRecord } from '@svc/shared/bus/records'
+import { spanV1, traceKey, type SpanRecord } from '@svc/shared/bus/records'
 import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
 import { createLogger } from '@svc/shared/log'
 import { spanKey, type SpanRow } from './assemble.js'
@@ -13,7 +13,7 @@ const record = (trace: string, span: string, offset: number, partition = 0): Con
     name: 'step', kind: 'INTERNAL', start_time_unix_nano: 1_700_000_000_000_000_000n, end_time_unix_nano: 1_700_000_001_000_000_000n, status_code: 'OK', status_message: '',
     service_name: 's', scope_name: 's', resource_attributes: {}, attributes: {}, json_attribute_keys: [], events_json: '[]', links_json: '[]', received_at_ms: 1_700_000_002_000,
   }
-  return { topic: 'spans.raw.v1', partition, offset: String(offset), key: Buffer.from(`${WS}:${trace}`), value: spanV1.encode(value), timestamp: 0 }
+  return { topic: 'spans.raw.v1', partition, offset: String(offset), key: Buffer.from(traceKey(WS, trace.repeat(32))), value: spanV1.encode(value), timestamp: 0 }
 }
 
 /** The handler against an in-memory "store": what it stores, and what it asks to reconcile. */
@@ -27,7 +27,7 @@ function harness(guard: number, withTotals: (trace: string) => boolean = () => t
     retentionHoursFor: () => 24,
     sink: { add: async (rows) => void rows.forEach((r) => stored.has(spanKey(r)) || stored.set(spanKey(r), r)) },
     storedSpans: async (rows) => new Set(rows.map(spanKey).filter((k) => stored.has(k))),
-    tracesWithTotals: async (traces) => new Set(traces.filter((t) => withTotals(t.trace_id[0]!)).map((t) => `${t.workspace_id}:${t.trace_id}`)),
+    tracesWithTotals: async (traces) => new Set(traces.filter((t) => withTotals(t.trace_id[0]!)).map((t) => traceKey(t.workspace_id, t.trace_id))),
     reconcile: async (traces) => (reconciled.push(traces.map((t) => t.trace_id[0]!).sort()), 0),
     replayGuardRecords: guard,
   })

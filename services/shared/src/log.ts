@@ -28,3 +28,14 @@ export function createLogger(opts: { level?: string; name?: string } = {}, desti
     destination as DestinationStream,
   )
 }
+
+/** A connection URL fit for logs and error messages: its password replaced. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.toString()
+  } catch {
+    return '(unparseable URL)'
+  }
+}

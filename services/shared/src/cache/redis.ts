@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis'
-import type { Logger } from '../log.js'
+import { redactUrl, type Logger } from '../log.js'
 import type { Cache } from './types.js'
 
 /** Redis-backed cache, shared by every process of a Kafka-mode deployment. */
@@ -60,15 +60,5 @@ export async function createRedisCache(url: string, log: Logger): Promise<Cache>
         redis.disconnect()
       }
     },
-  }
-}
-
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password) u.password = '***'
-    return u.toString()
-  } catch {
-    return 'the configured URL'
   }
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { createClient, type ClickHouseSettings } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
 import type { Config } from '../config.js'
-import type { Logger } from '../log.js'
+import { redactUrl, type Logger } from '../log.js'
 import { clickhouseStore } from './client.js'
 import type { Store } from './types.js'
 
@@ -53,14 +53,4 @@ export async function createStore(config: Config, log: Logger): Promise<Store> {
   const client = createClient({ connection, clickhouse_settings: COMMON_SETTINGS })
   storeLog.info({ path }, 'store: chdb in process')
   return clickhouseStore(client, 'chdb', storeLog)
-}
-
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password) u.password = '***'
-    return u.toString()
-  } catch {
-    return '(unparseable url)'
-  }
 }
