@@ -18,7 +18,9 @@ export function freePort(): Promise<number> {
 /** Runs `pnpm start`'s entry (the all-in-one process) as a child, as an operator would. */
 export function spawnAllInOne(env: Record<string, string>): ChildProcess & { output: () => string } {
   let output = ''
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/all-in-one/src/main.ts'], {
+  // BENCH_NODE_ARGS: extra node flags for the service alone, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'.
+  const extra = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []
+  const child = spawn(process.execPath, [...extra, '--import', 'tsx', 'services/all-in-one/src/main.ts'], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

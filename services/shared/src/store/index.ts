@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { createClient, type ClickHouseSettings } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
@@ -52,5 +52,8 @@ export async function createStore(config: Config, log: Logger): Promise<Store> {
   const connection = createChdbConnection({ path }) as unknown as ClientConnection
   const client = createClient({ connection, clickhouse_settings: COMMON_SETTINGS })
   storeLog.info({ path }, 'store: chdb in process')
-  return clickhouseStore(client, 'chdb', storeLog)
+  // Insert batches pass through files here (see clickhouseStore); leftovers of a crash are removed at start.
+  const insertDir = join(config.SVC_DATA_DIR, 'clickhouse-inserts')
+  rmSync(insertDir, { recursive: true, force: true })
+  return clickhouseStore(client, 'chdb', storeLog, { insertDir })
 }

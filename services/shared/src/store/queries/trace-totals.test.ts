@@ -81,6 +81,16 @@ describe('trace totals', () => {
     expect(await storedSpans(store, [{ workspace_id: WS, trace_id: 'f'.repeat(32) }])).toEqual([])
   })
 
+  it('treats a trace whose view insert was lost as new, so its replay is counted afresh', async () => {
+    const ORPHAN = 'd'.repeat(32)
+    await store.insert('spans_v1', [span(ORPHAN, 1, 1)])
+    // The crash case: the spans_v1 part landed, the traces_v1 part did not.
+    await store.command('ALTER TABLE traces_v1 DELETE WHERE trace_id = {t:String} SETTINGS mutations_sync = 1', { t: ORPHAN })
+    expect(await storedSpans(store, [{ workspace_id: WS, trace_id: ORPHAN }])).toEqual([])
+    await store.insert('spans_v1', [span(ORPHAN, 1, 1)])
+    expect(await totals(ORPHAN)).toEqual({ n: 1, c: 0.25, i: 10, o: 2 })
+  })
+
   it('restores sums lost with a view insert, and removes sums counted twice, idempotently', async () => {
     // A replay after the view's part was lost: every copy now looks like a repeat.
     await store.insert('spans_v1', [span(LOST, 1, 0), span(LOST, 2, 0, 0.5, 7, 1)])
