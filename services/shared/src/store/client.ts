@@ -11,6 +11,8 @@ function settingsOf(opts: QueryOptions | undefined): ClickHouseSettings | undefi
   return { ...(opts.settings as ClickHouseSettings | undefined), ...(opts.tag ? { log_comment: opts.tag } : {}) }
 }
 
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
+
 /** A string literal for SQL: only for text this process made itself (INFILE takes no query parameter). */
 const sqlLiteral = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
 
@@ -54,20 +56,30 @@ export function clickhouseStore(client: ClickHouseClient, kind: 'server' | 'chdb
     },
     async insert<Row extends Record<string, unknown>>(table: string, rows: Row[], opts?: QueryOptions): Promise<void> {
       if (rows.length === 0) return
+      // Positional rows (JSONCompactEachRow) with the column list given once: the text
+      // is a third smaller than JSONEachRow and ClickHouse parses it ~35% faster
+      // (measured on the benchmark's spans). Rows of one insert come from one builder,
+      // so the first row's keys are every row's columns.
+      const columns = Object.keys(rows[0]!)
+      for (const c of columns) if (!IDENTIFIER.test(c)) throw new Error(`not a column name: ${JSON.stringify(c)}`)
       try {
         if (insertDir) {
-          const file = join(insertDir, `${process.pid}-${++insertSeq}.jsonl`)
+          const file = join(insertDir, `${process.pid}-${++insertSeq}.json`)
           let body = ''
-          for (const r of rows) body += JSON.stringify(r) + '\n'
+          for (const r of rows) body += JSON.stringify(columns.map((c) => r[c])) + '\n'
           await writeFile(file, body)
           try {
-            await client.command({ query: `INSERT INTO {table:Identifier} FROM INFILE ${sqlLiteral(file)} FORMAT JSONEachRow`, query_params: { table }, clickhouse_settings: settingsOf(opts) })
+            await client.command({
+              query: `INSERT INTO {table:Identifier} (${columns.join(', ')}) FROM INFILE ${sqlLiteral(file)} FORMAT JSONCompactEachRow`,
+              query_params: { table },
+              clickhouse_settings: settingsOf(opts),
+            })
           } finally {
             await unlink(file).catch(() => {})
           }
           return
         }
-        await client.insert({ table, values: rows, format: 'JSONEachRow', clickhouse_settings: settingsOf(opts) })
+        await client.insert({ table, columns: columns as [string, ...string[]], values: rows.map((r) => columns.map((c) => r[c])), format: 'JSONCompactEachRow', clickhouse_settings: settingsOf(opts) })
       } catch (err) {
         fail('insert', `INSERT INTO ${table}`, opts, err)
       }

@@ -33,7 +33,7 @@ export interface Cursor {
   pos: number
 }
 
-const READ_CHUNK_BYTES = 4 << 20
+const READ_CHUNK_BYTES = 16 << 20
 const segmentName = (base: bigint) => `${base.toString().padStart(20, '0')}.log`
 
 export class PartitionLog {
