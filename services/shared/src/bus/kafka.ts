@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { Kafka, Partitioners, logLevel } from 'kafkajs'
 import type { Admin, Consumer, EachBatchPayload, KafkaMessage, PartitionMetadata, Producer, logCreator } from 'kafkajs'
 import type { Logger } from '../log.js'
+import { kafkaPartitionForKey } from './murmur2.js'
 import type {
   BatchContext,
   Bus,
@@ -98,8 +99,9 @@ export async function createKafkaBus(opts: KafkaBusOptions): Promise<Bus> {
     throw err
   }
 
-  // We choose partitions ourselves (with the same partitioner kafkajs would use) so
-  // that each record's offset can be derived from the per-partition base offsets.
+  // We choose partitions ourselves (as kafkajs's DefaultPartitioner would, see
+  // murmur2.ts) so that each record's offset can be derived from the per-partition
+  // base offsets. Records without a key go round robin, through kafkajs's partitioner.
   const partitioner = Partitioners.DefaultPartitioner()
   const metadata = new Map<string, { at: number; partitions: PartitionMetadata[] }>()
   async function partitionsOf(topic: string, refresh = false): Promise<PartitionMetadata[]> {
@@ -143,7 +145,9 @@ export async function createKafkaBus(opts: KafkaBusOptions): Promise<Bus> {
   async function produce(topic: string, records: OutgoingRecord[]): Promise<ProducedRecordMeta[]> {
     if (records.length === 0) return []
     const partitionMetadata = await partitionsOf(topic)
-    const partitions = records.map((r) => partitioner({ topic, partitionMetadata, message: { key: r.key, value: r.value } }))
+    const partitions = records.map((r) =>
+      r.key === null ? partitioner({ topic, partitionMetadata, message: { key: r.key, value: r.value } }) : kafkaPartitionForKey(r.key, partitionMetadata.length),
+    )
     const result = await producer.send({
       topic,
       acks: -1,
