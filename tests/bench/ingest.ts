@@ -1,6 +1,7 @@
 /**
  * pnpm bench:ingest [--mode embedded|kafka|both] [--seconds 20] [--concurrency 16]
  *                   [--traces-per-request 10] [--spans-per-trace 20] [--fresh-rate N]
+ *                   [--ingest-processes N]   (Kafka mode: N standalone ingest processes)
  *
  * Runs the all-in-one service as a child process (as `pnpm start` would) and sends
  * realistic agent traces as OTLP/JSON over HTTP. Prints accepted and end-to-end
@@ -16,7 +17,7 @@ import { mkdtempSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { exited, freePort, REPO_ROOT, spawnAllInOne, waitForHealth } from '../support/process.js'
+import { exited, freePort, REPO_ROOT, spawnAllInOne, spawnService, waitForHealth } from '../support/process.js'
 import { agentTrace, otlpEnvelope } from '../support/traces.js'
 import { busCeiling, clickhouseCeiling, sampleRecords } from './ceilings.js'
 import { fmt, peakRssMb, progress, summarize, table } from './stats.js'
@@ -29,6 +30,9 @@ const { values: args } = parseArgs({
     'traces-per-request': { type: 'string', default: '10' },
     'spans-per-trace': { type: 'string', default: '20' },
     // Paced rate of the freshness phase; default half the measured end-to-end rate.
+    // Kafka mode: this many standalone ingest processes (pnpm start:ingest) take the
+    // load instead of the all-in-one's ingest, as behind a load balancer.
+    'ingest-processes': { type: 'string', default: '0' },
     'fresh-rate': { type: 'string' },
   },
 })
@@ -68,7 +72,10 @@ async function runMode(mode: 'embedded' | 'kafka') {
   }
   const [ingestPort, apiPort] = [await freePort(), await freePort()]
   Object.assign(env, { SVC_INGEST_PORT: String(ingestPort), SVC_API_PORT: String(apiPort) })
-  const ingestUrl = `http://127.0.0.1:${ingestPort}/v1/traces`
+  const INGEST_PROCESSES = mode === 'kafka' ? Number(args['ingest-processes']) : 0
+  const ingestPorts = INGEST_PROCESSES > 0 ? await Promise.all(Array.from({ length: INGEST_PROCESSES }, () => freePort())) : [ingestPort]
+  const ingestUrls = ingestPorts.map((p) => `http://127.0.0.1:${p}/v1/traces`)
+  let posted = 0
   const apiUrl = `http://127.0.0.1:${apiPort}`
   const detail = (id: string) => fetch(`${apiUrl}/v1/observ/orgs/bench/workspaces/bench/traces/${id}`, { headers: { 'x-svc-api-key': KEY } })
   const visibleSpans = async (id: string) => {
@@ -85,7 +92,7 @@ async function runMode(mode: 'embedded' | 'kafka') {
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY + 4 })
   const post = (b: Body) =>
     new Promise<{ status: number }>((resolve, reject) => {
-      const req = request(ingestUrl, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': b.json.length, 'x-svc-api-key': KEY } }, (res) => {
+      const req = request(ingestUrls[posted++ % ingestUrls.length]!, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': b.json.length, 'x-svc-api-key': KEY } }, (res) => {
         res.resume()
         res.on('end', () => resolve({ status: res.statusCode ?? 0 }))
         res.on('error', reject)
@@ -98,9 +105,12 @@ async function runMode(mode: 'embedded' | 'kafka') {
   const bodies = makeBodies(Math.ceil((60_000 * SECONDS) / (TRACES_PER_REQUEST * SPANS_PER_TRACE)))
   progress(`starting the all-in-one service (${mode})`)
   const child = spawnAllInOne(env)
+  const ingestChildren = INGEST_PROCESSES > 0 ? ingestPorts.map((p) => spawnService('services/ingest/src/main.ts', { ...env, SVC_INGEST_PORT: String(p) })) : []
   try {
     await waitForHealth(`${apiUrl}/health`, child)
     await waitForHealth(`http://127.0.0.1:${ingestPort}/health`, child)
+    for (const [i, c] of ingestChildren.entries()) await waitForHealth(`http://127.0.0.1:${ingestPorts[i]}/health`, c)
+    if (ingestChildren.length) progress(`${ingestChildren.length} standalone ingest process(es) take the load`)
     await post(bodies.pop()!) // warm-up: JIT, first insert, first parts
 
     // Phase 1: as fast as the service accepts.
@@ -172,10 +182,10 @@ async function runMode(mode: 'embedded' | 'kafka') {
     sending = false
     await poller
     const fr = summarize(fresh)
-    const rss = peakRssMb(child.pid!)
+    const rss = peakRssMb(child.pid!) + ingestChildren.reduce((a, c) => a + peakRssMb(c.pid!), 0)
 
-    child.kill('SIGTERM')
-    await exited(child)
+    for (const c of [...ingestChildren, child]) c.kill('SIGTERM')
+    await Promise.all([...ingestChildren, child].map(exited))
 
     progress('measuring the bare ceilings with the same records and rows')
     const sample = sampleRecords(bodies.slice(0, Math.min(bodies.length, 1000)).map((b) => b.json.toString()))
@@ -192,7 +202,7 @@ async function runMode(mode: 'embedded' | 'kafka') {
       ['ceiling: raw ClickHouse insert (chdb)', `${fmt(chMax)} rows/s → ours end to end ${fmt((e2eRate / chMax) * 100, 1)}%`],
     ])
   } finally {
-    if (child.exitCode === null) { child.kill('SIGKILL'); await exited(child) }
+    for (const c of [...ingestChildren, child]) if (c.exitCode === null) { c.kill('SIGKILL'); await exited(c) }
     await stopServices()
   }
 }

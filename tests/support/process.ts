@@ -17,10 +17,15 @@ export function freePort(): Promise<number> {
 
 /** Runs `pnpm start`'s entry (the all-in-one process) as a child, as an operator would. */
 export function spawnAllInOne(env: Record<string, string>): ChildProcess & { output: () => string } {
+  return spawnService('services/all-in-one/src/main.ts', env)
+}
+
+/** Runs one service's entry (e.g. services/ingest/src/main.ts, as `pnpm start:ingest`) as a child. */
+export function spawnService(entry: string, env: Record<string, string>): ChildProcess & { output: () => string } {
   let output = ''
   // BENCH_NODE_ARGS: extra node flags for the service alone, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'.
   const extra = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []
-  const child = spawn(process.execPath, [...extra, '--import', 'tsx', 'services/all-in-one/src/main.ts'], {
+  const child = spawn(process.execPath, [...extra, '--import', 'tsx', entry], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

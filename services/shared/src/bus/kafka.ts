@@ -272,6 +272,10 @@ class KafkaSubscription implements Subscription {
       allowAutoTopicCreation: false,
       // Freshness target is < 2 s end to end; the broker answers an empty fetch after this.
       maxWaitTimeInMs: 100,
+      // Under a backlog a handler call should carry thousands of records (one insert,
+      // one stored-span lookup); kafkajs's 1 MiB default is ~2,000 spans per partition.
+      maxBytesPerPartition: 8 << 20,
+      maxBytes: 32 << 20,
     })
   }
 
