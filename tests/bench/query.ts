@@ -4,7 +4,10 @@
  * Seeds one workspace with realistic spans (20 per trace, a day of traffic), then
  * starts the all-in-one service on that data and times the trace list over HTTP:
  * the first page, a filtered page (project), a time-bounded page, and a deep page
- * reached through cursors. Prints p50/p95/p99 per query.
+ * reached through cursors. Prints p50/p95/p99 per query, then the ceilings with the
+ * service stopped: the same page from the store directly (the list's statements
+ * without HTTP, auth and JSON), and the bare engine's floor for one round trip
+ * (SELECT 1), with our first page as a ratio of each.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -14,6 +17,7 @@ import { stableUuid } from '@svc/shared/control/secrets'
 import { createLogger } from '@svc/shared/log'
 import { createStore } from '@svc/shared/store/index'
 import { migrate } from '@svc/shared/store/migrate'
+import { listTraces } from '@svc/shared/store/queries/traces'
 import { exited, freePort, REPO_ROOT, spawnAllInOne, waitForHealth } from '../support/process.js'
 import { seedSpans } from './seed-spans.js'
 import { fmt, progress, summarize, table } from './stats.js'
@@ -66,6 +70,7 @@ try {
     ['page_size=500', '?include_empty=true&page_size=500'],
   ]
   const rows: Array<[string, string]> = []
+  const firstPageMs: number[] = []
   for (const [name, q] of cases) {
     progress(`timing ${name}`)
     for (let i = 0; i < 5; i++) await get(q)
@@ -76,13 +81,40 @@ try {
       ms.push(performance.now() - t0)
     }
     const s = summarize(ms)
+    if (name.startsWith('first page (include_empty')) firstPageMs.push(...ms)
     rows.push([name, `p50 ${fmt(s.p50, 1)}  p95 ${fmt(s.p95, 1)}  p99 ${fmt(s.p99, 1)} ms`])
   }
+  child.kill('SIGTERM')
+  await exited(child)
+
+  progress('timing the ceilings on the store directly')
+  const log = createLogger({ level: 'warn' })
+  const store = await createStore(loadConfig(env), log)
+  const time = async (f: () => Promise<unknown>) => {
+    for (let i = 0; i < 5; i++) await f()
+    const ms: number[] = []
+    for (let i = 0; i < RUNS; i++) {
+      const t0 = performance.now()
+      await f()
+      ms.push(performance.now() - t0)
+    }
+    return summarize(ms)
+  }
+  const direct = await time(() => listTraces(store, { workspaceId, pageSize: 50, includeEmpty: true }))
+  const floor = await time(() => store.query('SELECT 1'))
+  await store.close()
+  const http = summarize(firstPageMs)
+  rows.push(
+    ['ceiling: same page, store only', `p50 ${fmt(direct.p50, 1)}  p95 ${fmt(direct.p95, 1)} ms → ours (HTTP) at p50 ${fmt((direct.p50 / http.p50) * 100, 1)}% of its speed`],
+    ['ceiling: SELECT 1 round trip', `p50 ${fmt(floor.p50, 2)}  p95 ${fmt(floor.p95, 2)} ms`],
+  )
   process.stdout.write(`\n== trace list over HTTP, ${fmt(SPANS)} spans in one workspace (embedded mode, ${RUNS} runs each) ==\n`)
   table(rows)
 } finally {
-  child.kill('SIGTERM')
-  await exited(child)
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGTERM')
+    await exited(child)
+  }
   rmSync(dataDir, { recursive: true, force: true })
 }
 process.exit(0)
