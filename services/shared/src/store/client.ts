@@ -13,6 +13,20 @@ function settingsOf(opts: QueryOptions | undefined): ClickHouseSettings | undefi
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 
+/** Whether every row has exactly these keys, none of them undefined. */
+function samePresentColumns(rows: Array<Record<string, unknown>>, columns: string[]): boolean {
+  for (const r of rows) {
+    let n = 0
+    for (const k in r) {
+      if (r[k] === undefined) return false
+      n++
+    }
+    if (n !== columns.length) return false
+    for (const c of columns) if (!(c in r)) return false
+  }
+  return true
+}
+
 /** A string literal for SQL: only for text this process made itself (INFILE takes no query parameter). */
 const sqlLiteral = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
 
@@ -58,28 +72,33 @@ export function clickhouseStore(client: ClickHouseClient, kind: 'server' | 'chdb
       if (rows.length === 0) return
       // Positional rows (JSONCompactEachRow) with the column list given once: the text
       // is a third smaller than JSONEachRow and ClickHouse parses it ~35% faster
-      // (measured on the benchmark's spans). Rows of one insert come from one builder,
-      // so the first row's keys are every row's columns.
+      // (measured on the benchmark's spans). Rows that leave a column out (to get its
+      // DEFAULT) cannot be positional; such an insert keeps JSONEachRow.
       const columns = Object.keys(rows[0]!)
       for (const c of columns) if (!IDENTIFIER.test(c)) throw new Error(`not a column name: ${JSON.stringify(c)}`)
+      const positional = samePresentColumns(rows, columns)
+      const format = positional ? 'JSONCompactEachRow' : 'JSONEachRow'
+      const line = positional ? (r: Row) => JSON.stringify(columns.map((c) => r[c])) : (r: Row) => JSON.stringify(r)
       try {
         if (insertDir) {
           const file = join(insertDir, `${process.pid}-${++insertSeq}.json`)
           let body = ''
-          for (const r of rows) body += JSON.stringify(columns.map((c) => r[c])) + '\n'
+          for (const r of rows) body += line(r) + '\n'
           await writeFile(file, body)
           try {
             await client.command({
-              query: `INSERT INTO {table:Identifier} (${columns.join(', ')}) FROM INFILE ${sqlLiteral(file)} FORMAT JSONCompactEachRow`,
+              query: `INSERT INTO {table:Identifier} ${positional ? `(${columns.join(', ')}) ` : ''}FROM INFILE ${sqlLiteral(file)} FORMAT ${format}`,
               query_params: { table },
               clickhouse_settings: settingsOf(opts),
             })
           } finally {
             await unlink(file).catch(() => {})
           }
-          return
+        } else if (positional) {
+          await client.insert({ table, columns: columns as [string, ...string[]], values: rows.map((r) => columns.map((c) => r[c])), format, clickhouse_settings: settingsOf(opts) })
+        } else {
+          await client.insert({ table, values: rows, format, clickhouse_settings: settingsOf(opts) })
         }
-        await client.insert({ table, columns: columns as [string, ...string[]], values: rows.map((r) => columns.map((c) => r[c])), format: 'JSONCompactEachRow', clickhouse_settings: settingsOf(opts) })
       } catch (err) {
         fail('insert', `INSERT INTO ${table}`, opts, err)
       }
