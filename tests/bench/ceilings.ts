@@ -46,10 +46,12 @@ async function concurrently(total: number, batch: number, concurrency: number, s
 export async function busCeiling(mode: 'embedded' | 'kafka', env: Record<string, string>, sample: Sample, concurrency: number): Promise<number> {
   const recs = sample.records
   if (mode === 'embedded') {
-    const bus = await createEmbeddedBus({ dir: mkdtempSync(join(tmpdir(), 'ceiling-log-')) })
+    const dir = mkdtempSync(join(tmpdir(), 'ceiling-log-'))
+    const bus = await createEmbeddedBus({ dir })
     await bus.ensureTopics([{ name: 'ceiling', partitions: 1 }])
     const rate = await concurrently(recs.length, sample.perRequest, concurrency, (a, b) => bus.produce('ceiling', recs.slice(a, b)))
     await bus.close()
+    rmSync(dir, { recursive: true, force: true })
     return rate
   }
   const kafka = new Kafka({ clientId: 'ceiling', brokers: env.KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING })

@@ -13,7 +13,7 @@
  * The load generator shares the machine's cores with the service; the numbers are
  * for the whole machine, as an operator running both would see them.
  */
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -203,6 +203,7 @@ async function runMode(mode: 'embedded' | 'kafka') {
     ])
   } finally {
     for (const c of [...ingestChildren, child]) if (c.exitCode === null) { c.kill('SIGKILL'); await exited(c) }
+    rmSync(env.SVC_DATA_DIR!, { recursive: true, force: true })
     await stopServices()
   }
 }
