@@ -46,7 +46,7 @@ export async function startAll(config: Config, log: Logger): Promise<RunningStac
     const generated = await bootstrapIdentity({ control, cache, config, log })
     const assembler = await startAssembler({ bus, store, control, config, log })
     closers.push(() => assembler.close())
-    const ingest = await startIngest({ bus, control, config, log })
+    const ingest = await startIngest({ bus, control, cache, config, log })
     closers.push(() => ingest.close())
     const api = await startApi({ store, control, cache, config, log })
     closers.push(() => api.close())

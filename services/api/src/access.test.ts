@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '@svc/shared/config'
 import { ROLE_RANK, ROLES, type ControlEvent, type Role } from '@svc/shared/control/events'
 import { hashApiKey, stableUuid } from '@svc/shared/control/secrets'
+import { createMemoryCache } from '@svc/shared/cache/memory'
+import { foldingWriter } from '@svc/shared/control/control-plane'
 import { ControlState } from '@svc/shared/control/state'
 import { issueAccessToken } from '@svc/shared/control/tokens'
 import { createLogger } from '@svc/shared/log'
@@ -31,24 +33,24 @@ let n = 0
 const ev = (type: ControlEvent['type'], payload: unknown) => ({ type, payload, actor: 'test', at_ms: 1, event_id: String(n++) }) as ControlEvent
 const keyFor = (name: string) => `dr_${name.padEnd(40, '0')}`
 
-const state = new ControlState()
 const keys: Record<string, string> = {}
 const tokens: Record<string, string> = {}
 let store: Store
 let app: ReturnType<typeof createApiApp>
+const log = createLogger({ level: 'silent' })
 
-function addKey(name: string, org: string, ws: string, role: Role) {
-  keys[name] = keyFor(name)
-  state.apply(ev('api_key.created', { key_id: name, org_id: org, workspace_id: ws, project_id: 'p', role, name, key_hash: hashApiKey(keys[name]), key_last4: '0000' }))
-}
-async function addUser(name: string, org: string, role: Role, workspace: string | null) {
-  const id = stableUuid(`user:${name}`)
-  state.apply(ev('user.created', { user_id: id, email: `${name}@test`, password_hash: null }))
-  state.apply(ev('member.role_set', { org_id: org, user_id: id, role, workspace_id: workspace }))
-  tokens[name] = await issueAccessToken(SECRET, { id, email: `${name}@test` }, 600)
-}
-
-beforeAll(async () => {
+/** The test organizations, workspaces, keys and users, folded into a new state. */
+function seededState(): ControlState {
+  const state = new ControlState()
+  const addKey = (name: string, org: string, ws: string, role: Role) => {
+    keys[name] = keyFor(name)
+    state.apply(ev('api_key.created', { key_id: name, org_id: org, workspace_id: ws, project_id: 'p', role, name, key_hash: hashApiKey(keys[name]), key_last4: '0000' }))
+  }
+  const addUser = (name: string, org: string, role: Role, workspace: string | null) => {
+    const id = stableUuid(`user:${name}`)
+    state.apply(ev('user.created', { user_id: id, email: `${name}@test`, password_hash: null }))
+    state.apply(ev('member.role_set', { org_id: org, user_id: id, role, workspace_id: workspace }))
+  }
   state.apply(ev('org.created', { org_id: ORG, slug: 'acme', name: 'Acme' }))
   state.apply(ev('org.created', { org_id: OTHER_ORG, slug: 'globex', name: 'Globex' }))
   state.apply(ev('workspace.created', { workspace_id: WS, org_id: ORG, slug: 'agents', name: 'Agents' }))
@@ -56,26 +58,37 @@ beforeAll(async () => {
   state.apply(ev('workspace.created', { workspace_id: FOREIGN_ORG_WS, org_id: OTHER_ORG, slug: 'agents', name: 'Globex agents' }))
   for (const role of ROLES) {
     if (role !== 'owner') addKey(`key-${role}`, ORG, WS, role)
-    await addUser(`org-${role}`, ORG, role, null)
-    await addUser(`ws-${role}`, ORG, role, WS)
+    addUser(`org-${role}`, ORG, role, null)
+    addUser(`ws-${role}`, ORG, role, WS)
   }
   addKey('key-other-ws', ORG, OTHER_WS, 'admin')
   addKey('key-other-org', OTHER_ORG, FOREIGN_ORG_WS, 'admin')
-  await addUser('admin-of-other-ws', ORG, 'admin', OTHER_WS)
-  await addUser('admin-of-other-org', OTHER_ORG, 'owner', null)
+  addUser('admin-of-other-ws', ORG, 'admin', OTHER_WS)
+  addUser('admin-of-other-org', OTHER_ORG, 'owner', null)
+  return state
+}
+const appOver = (state: ControlState) =>
+  createApiApp({ store, cache: createMemoryCache(), control: foldingWriter(state), jwtSecret: SECRET, jwtTtlSeconds: 600, defaultRetentionHours: 720, log })
 
+beforeAll(async () => {
+  const state = seededState()
+  for (const u of state.users.values()) tokens[u.email.replace('@test', '')] = await issueAccessToken(SECRET, u, 600)
   const dir = mkdtempSync(join(tmpdir(), 'api-access-'))
-  const log = createLogger({ level: 'silent' })
   store = await createStore(loadConfig({ SVC_DATA_DIR: dir }), log)
   await migrate(store, log)
-  app = createApiApp({ store, control: { state }, jwtSecret: SECRET, jwtTtlSeconds: 600, defaultRetentionHours: 720, log })
+  app = appOver(state)
 }, 60_000)
 afterAll(() => store?.close())
 
 const fill = (path: string, over: Record<string, string> = {}) =>
   path.replace(/:(\w+)/g, (_, p: string) => over[p] ?? ({ org: 'acme', ws: 'agents', trace_id: TRACE, org_id: ORG, ws_id: WS } as Record<string, string>)[p]!)
+// A call that may change the state (a DELETE that is allowed succeeds) gets a state of its own.
 const call = (r: RouteSpec, headers: Record<string, string>, over?: Record<string, string>) =>
-  app.request(fill(r.path, over), { method: r.method, headers: { 'content-type': 'application/json', ...headers }, body: r.method === 'GET' || r.method === 'DELETE' ? undefined : '{}' })
+  (r.method === 'GET' ? app : appOver(seededState())).request(fill(r.path, over), {
+    method: r.method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: r.method === 'GET' || r.method === 'DELETE' ? undefined : '{}',
+  })
 const asKey = (name: string) => ({ 'x-svc-api-key': keys[name]! })
 const asUser = (name: string) => ({ authorization: `Bearer ${tokens[name]}` })
 
@@ -91,10 +104,18 @@ describe.each(routes)('route %s', (_, route) => {
 
   it.each(ROLES)('enforces the minimum role against %s', async (role) => {
     const allowed = route.role === null || ROLE_RANK[role] >= ROLE_RANK[route.role]
-    const callers = [asUser(`org-${role}`), asUser(`ws-${role}`), ...(role === 'owner' ? [] : [asKey(`key-${role}`)])]
-    for (const headers of callers) {
+    // A role scoped to one workspace reaches that workspace's routes only; API keys act
+    // with their role in their own organization (the spec lets any credential create
+    // workspaces and manage credentials).
+    const orgLevel = route.scope === 'org-id' || route.scope === 'org-slug'
+    const callers: Array<[Record<string, string>, boolean]> = [
+      [asUser(`org-${role}`), allowed],
+      [asUser(`ws-${role}`), allowed && !orgLevel],
+      ...(role === 'owner' ? [] : ([[asKey(`key-${role}`), allowed]] as Array<[Record<string, string>, boolean]>)),
+    ]
+    for (const [headers, ok] of callers) {
       const status = (await call(route, headers)).status
-      if (allowed) expect([401, 403]).not.toContain(status)
+      if (ok) expect([401, 403]).not.toContain(status)
       else expect(status).toBe(403)
     }
   })
@@ -102,10 +123,11 @@ describe.each(routes)('route %s', (_, route) => {
 
 describe.each(scoped)('tenant isolation on %s', (_, route) => {
   it('is 403 for a key of another workspace or organization, and for a member of only another workspace', async () => {
-    expect((await call(route, asKey('key-other-ws'))).status).toBe(403)
     expect((await call(route, asKey('key-other-org'))).status).toBe(403)
     expect((await call(route, asUser('admin-of-other-org'))).status).toBe(403)
-    if (route.scope === 'workspace-slug' || route.scope === 'workspace-id') expect((await call(route, asUser('admin-of-other-ws'))).status).toBe(403)
+    // Both hold admin in another workspace of the same organization.
+    expect((await call(route, asUser('admin-of-other-ws'))).status).toBe(403)
+    if (route.scope === 'workspace-slug' || route.scope === 'workspace-id') expect((await call(route, asKey('key-other-ws'))).status).toBe(403)
   })
 
   it('is 404 for an unknown organization or workspace', async () => {

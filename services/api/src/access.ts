@@ -32,8 +32,26 @@ export interface RouteSpec {
 
 const WS = '/v1/observ/orgs/:org/workspaces/:ws'
 
+const ORG = '/v1/orgs/:org_id'
+
 export const ROUTES = {
   me: { method: 'GET', path: '/v1/auth/me', role: null, scope: 'principal' },
+  getOrg: { method: 'GET', path: ORG, role: 'dev', scope: 'org-id' },
+  patchOrg: { method: 'PATCH', path: ORG, role: 'admin', scope: 'org-id' },
+  listMembers: { method: 'GET', path: `${ORG}/members`, role: 'dev', scope: 'org-id' },
+  addMember: { method: 'POST', path: `${ORG}/members`, role: 'admin', scope: 'org-id' },
+  patchMember: { method: 'PATCH', path: `${ORG}/members/:user_id`, role: 'admin', scope: 'org-id' },
+  removeMember: { method: 'DELETE', path: `${ORG}/members/:user_id`, role: 'admin', scope: 'org-id' },
+  transferOwnership: { method: 'POST', path: `${ORG}/transfer-ownership`, role: 'owner', scope: 'org-id' },
+  createWorkspace: { method: 'POST', path: `${ORG}/workspaces`, role: 'admin', scope: 'org-id' },
+  createWorkspaceBySlug: { method: 'POST', path: '/v1/observ/orgs/:org/workspaces', role: 'admin', scope: 'org-slug' },
+  listWorkspaces: { method: 'GET', path: `${ORG}/workspaces`, role: 'dev', scope: 'org-id' },
+  getWorkspace: { method: 'GET', path: '/v1/workspaces/:ws_id', role: 'dev', scope: 'workspace-id' },
+  patchWorkspace: { method: 'PATCH', path: '/v1/workspaces/:ws_id', role: 'admin', scope: 'workspace-id' },
+  deleteWorkspace: { method: 'DELETE', path: '/v1/workspaces/:ws_id', role: 'admin', scope: 'workspace-id' },
+  createApiKey: { method: 'POST', path: `${WS}/api-keys`, role: 'admin', scope: 'workspace-slug' },
+  listApiKeys: { method: 'GET', path: `${WS}/api-keys`, role: 'admin', scope: 'workspace-slug' },
+  revokeApiKey: { method: 'DELETE', path: `${WS}/api-keys/:key_id`, role: 'admin', scope: 'workspace-slug' },
   listTraces: { method: 'GET', path: `${WS}/traces`, role: 'viewer', scope: 'workspace-slug' },
   getTrace: { method: 'GET', path: `${WS}/traces/:trace_id`, role: 'viewer', scope: 'workspace-slug' },
 } as const satisfies Record<string, RouteSpec>
@@ -95,6 +113,13 @@ export function guard(route: RouteSpec, state: ControlState): MiddlewareHandler 
 /** Mounts a handler for a route of the table, behind its guard. */
 export function mount(app: Hono, route: RouteSpec, state: ControlState, handler: Handler): void {
   app.on(route.method, route.path, guard(route, state), handler)
+}
+
+/** The target set by guard(), for handlers of organization-scoped routes. */
+export function targetOrg(c: Context): Org {
+  const org = c.get('target').org
+  if (!org) throw new Error('route is not organization-scoped')
+  return org
 }
 
 /** The target set by guard(), for handlers of workspace-scoped routes. */

@@ -3,18 +3,25 @@
  * app.request() and the standalone and all-in-one processes share it.
  */
 import { Hono } from 'hono'
-import type { ControlState } from '@svc/shared/control/state'
+import type { ControlWriter } from '@svc/shared/control/control-plane'
+import type { Cache } from '@svc/shared/cache/types'
+import { keyUsageRecorder } from '@svc/shared/control/key-usage'
 import { jsonErrorHandler, jsonNotFound } from '@svc/shared/http/errors'
 import type { Logger } from '@svc/shared/log'
 import type { Store } from '@svc/shared/store/types'
 import { authenticate } from './middleware/auth.js'
 import { requestId } from './middleware/request-id.js'
 import { loginRoutes, meRoutes } from './routes/auth.js'
+import { apiKeyRoutes } from './routes/api-keys.js'
+import { orgRoutes } from './routes/orgs.js'
 import { traceRoutes } from './routes/traces.js'
+import { workspaceRoutes } from './routes/workspaces.js'
 
 export interface ApiAppDeps {
   store: Store
-  control: { state: ControlState }
+  /** Shared with ingest: API keys' last use. */
+  cache: Cache
+  control: ControlWriter
   jwtSecret: string
   jwtTtlSeconds: number
   defaultRetentionHours: number
@@ -29,8 +36,11 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   app.use(requestId())
   app.get('/health', (c) => c.json({ status: 'ok' }))
   app.route('/', loginRoutes({ state, jwtSecret, ttlSeconds: deps.jwtTtlSeconds }))
-  app.use('/v1/*', authenticate(state, jwtSecret))
+  app.use('/v1/*', authenticate(state, jwtSecret, keyUsageRecorder(deps.cache)))
   app.route('/', meRoutes(state))
+  app.route('/', orgRoutes(deps.control))
+  app.route('/', workspaceRoutes(deps.control))
+  app.route('/', apiKeyRoutes(deps.control, deps.cache))
   app.route('/', traceRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
   app.onError(jsonErrorHandler(log))
   app.notFound(jsonNotFound)

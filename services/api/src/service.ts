@@ -2,7 +2,7 @@
 import type { Cache } from '@svc/shared/cache/types'
 import type { Config } from '@svc/shared/config'
 import { randomToken } from '@svc/shared/control/secrets'
-import type { ControlState } from '@svc/shared/control/state'
+import type { ControlWriter } from '@svc/shared/control/control-plane'
 import { loadJwtSecret } from '@svc/shared/control/tokens'
 import { listen } from '@svc/shared/http/serve'
 import type { Logger } from '@svc/shared/log'
@@ -11,7 +11,7 @@ import { createApiApp } from './app.js'
 
 export interface ApiDeps {
   store: Store
-  control: { state: ControlState }
+  control: ControlWriter
   cache: Cache
   config: Config
   log: Logger
@@ -31,6 +31,7 @@ export async function startApi(deps: ApiDeps): Promise<{ port: number; close(): 
   const { config, log } = deps
   const app = createApiApp({
     store: deps.store,
+    cache: deps.cache,
     control: deps.control,
     jwtSecret: await jwtSecretFor(config, deps.cache),
     jwtTtlSeconds: config.SVC_JWT_TTL_SECONDS,

@@ -4,7 +4,9 @@
  */
 import { Hono } from 'hono'
 import type { Bus } from '@svc/shared/bus/types'
+import type { Cache } from '@svc/shared/cache/types'
 import type { Config } from '@svc/shared/config'
+import { keyUsageRecorder } from '@svc/shared/control/key-usage'
 import type { ControlState } from '@svc/shared/control/state'
 import { jsonErrorHandler, jsonNotFound } from '@svc/shared/http/errors'
 import type { Logger } from '@svc/shared/log'
@@ -18,6 +20,8 @@ export interface IngestDeps {
   control: { state: ControlState }
   config: Config
   log: Logger
+  /** Where API keys' last use is recorded (GET api-keys shows it); none in tests that do not care. */
+  cache?: Cache
   /** How long a request waits for the bus to acknowledge before answering 503 (default 30 s). */
   produceTimeoutMs?: number
 }
@@ -37,6 +41,7 @@ export function createIngestApp(deps: IngestDeps): IngestApp {
   const log = deps.log.child({ component: 'ingest' })
   const metrics = createIngestMetrics()
   const budget = new InflightBudget(config.SVC_INGEST_MAX_INFLIGHT_BYTES, metrics)
+  const onKeyUsed = deps.cache ? keyUsageRecorder(deps.cache) : undefined
 
   const app = new Hono()
   app.get('/health', (c) => c.json({ status: 'ok' }))
@@ -50,9 +55,10 @@ export function createIngestApp(deps: IngestDeps): IngestApp {
       log,
       maxBodyBytes: config.SVC_INGEST_MAX_BODY_BYTES,
       produceTimeoutMs: deps.produceTimeoutMs ?? DEFAULT_PRODUCE_TIMEOUT_MS,
+      onKeyUsed,
     }),
   )
-  app.route('/', workspaceRoutes(control.state))
+  app.route('/', workspaceRoutes(control.state, onKeyUsed))
   app.onError(jsonErrorHandler(log))
   app.notFound(jsonNotFound)
   return { app, metrics, budget, drain: (timeoutMs) => budget.drain(timeoutMs) }

@@ -20,13 +20,15 @@ declare module 'hono' {
   }
 }
 
-export function authenticate(state: ControlState, jwtSecret: string): MiddlewareHandler {
+/** `onKeyUsed` hears of every accepted API key (last_used_at); it must not block. */
+export function authenticate(state: ControlState, jwtSecret: string, onKeyUsed?: (keyId: string) => void): MiddlewareHandler {
   return async (c, next) => {
     const cred = credentialFrom(c.req)
     if (!cred) throw unauthorized('missing credentials: send x-svc-api-key, or Authorization: Bearer <API key or access token>')
     if (cred.via === 'x-svc-api-key' || looksLikeApiKey(cred.token)) {
       const p = state.resolveApiKey(cred.token)
       if (!p) throw unauthorized('invalid API key')
+      onKeyUsed?.(p.key_id)
       c.set('principal', p)
       c.set('authMethod', 'api_key')
     } else {

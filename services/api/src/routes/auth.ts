@@ -20,7 +20,7 @@ export interface AuthRouteDeps {
 }
 
 /** Parses a JSON body against a schema; 400 with the issues when it does not match. */
-export async function jsonBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
+export async function jsonBody<S extends z.ZodTypeAny>(c: Context, schema: S): Promise<z.infer<S>> {
   let raw: unknown
   try {
     raw = await c.req.json()

@@ -24,7 +24,8 @@ declare module 'hono' {
 /** The raw key of a request, or null when none was sent. */
 export const apiKeyFrom = (headers: { header(name: string): string | undefined }): string | null => credentialFrom(headers)?.token ?? null
 
-export function apiKeyAuth(state: ControlState): MiddlewareHandler {
+/** `onUsed` hears of every accepted key (last_used_at); it must not block. */
+export function apiKeyAuth(state: ControlState, onUsed?: (keyId: string) => void): MiddlewareHandler {
   return async (c, next) => {
     const raw = apiKeyFrom(c.req)
     if (!raw) throw unauthorized('missing API key: send x-svc-api-key or Authorization: Bearer dr_...')
@@ -32,6 +33,7 @@ export function apiKeyAuth(state: ControlState): MiddlewareHandler {
     if (!looksLikeApiKey(raw)) throw unauthorized('invalid API key (ingest accepts API keys only)')
     const principal = state.resolveApiKey(raw)
     if (!principal) throw unauthorized('invalid API key')
+    onUsed?.(principal.key_id)
     c.set('principal', principal)
     await next()
   }

@@ -27,6 +27,7 @@ export interface OtlpRouteDeps {
   maxBodyBytes: number
   /** How long to wait for the bus to acknowledge before answering 503. */
   produceTimeoutMs: number
+  onKeyUsed?: (keyId: string) => void
 }
 
 /** Records per produce call: keeps one Kafka request (and one embedded-log append) bounded. */
@@ -36,7 +37,7 @@ export const DEAD_LETTER_PAYLOAD_MAX_BYTES = 64 * 1024
 
 export function otlpRoutes(deps: OtlpRouteDeps): Hono {
   const app = new Hono()
-  const auth = apiKeyAuth(deps.state)
+  const auth = apiKeyAuth(deps.state, deps.onKeyUsed)
   const handler = tracesHandler(deps)
   app.post('/v1/otlp/traces', auth, handler)
   app.post('/v1/traces', auth, handler)

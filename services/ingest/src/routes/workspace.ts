@@ -8,9 +8,9 @@ import type { ControlState } from '@svc/shared/control/state'
 import { forbidden, notFound } from '@svc/shared/http/errors'
 import { apiKeyAuth, apiKeyPrincipal } from '../middleware/api-key.js'
 
-export function workspaceRoutes(state: ControlState): Hono {
+export function workspaceRoutes(state: ControlState, onKeyUsed?: (keyId: string) => void): Hono {
   const app = new Hono()
-  const auth = apiKeyAuth(state)
+  const auth = apiKeyAuth(state, onKeyUsed)
 
   app.get('/v1/auth/whoami', auth, (c) => {
     const p = apiKeyPrincipal(c)

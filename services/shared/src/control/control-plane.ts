@@ -4,10 +4,34 @@ import { controlEventV1 } from '../bus/records.js'
 import { TOPICS } from '../bus/topics.js'
 import type { Bus, Subscription } from '../bus/types.js'
 import { ControlPayloadError } from './errors.js'
-import { ControlEventPayloads, parseControlEvent, type ControlEventPayload, type ControlEventType } from './events.js'
+import { ControlEventPayloads, parseControlEvent, type ControlEvent, type ControlEventPayload, type ControlEventType } from './events.js'
 import { ControlState } from './state.js'
 
 export type NewControlEvent = { [T in ControlEventType]: { type: T; payload: ControlEventPayload<T> } }[ControlEventType]
+
+/** What a writer of control state needs: the folded state, and a durable append that it can read back at once. */
+export interface ControlWriter {
+  readonly state: ControlState
+  append(events: NewControlEvent[], actor: string): Promise<void>
+}
+
+/**
+ * A ControlWriter without a bus: validates and folds each event straight into the
+ * given state. For tests of the HTTP layer; processes use ControlPlane.
+ */
+export function foldingWriter(state: ControlState): ControlWriter {
+  let n = 0
+  return {
+    state,
+    async append(events, actor) {
+      for (const e of events) {
+        const check = ControlEventPayloads[e.type].safeParse(e.payload)
+        if (!check.success) throw new ControlPayloadError(e.type, check.error.message)
+        state.apply({ ...e, actor, at_ms: Date.now(), event_id: `local-${n++}` } as ControlEvent)
+      }
+    },
+  }
+}
 
 /**
  * Keeps this process's ControlState in step with the control topic. Every process
@@ -16,7 +40,7 @@ export type NewControlEvent = { [T in ControlEventType]: { type: T; payload: Con
  * at ingest as soon as ingest folds the event. Writers get read-your-writes:
  * `append` resolves only once this process has folded what it wrote.
  */
-export class ControlPlane {
+export class ControlPlane implements ControlWriter {
   readonly state = new ControlState()
   private folded = -1n
   private waiters: Array<{ offset: bigint; resolve: () => void }> = []

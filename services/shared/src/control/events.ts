@@ -14,9 +14,17 @@ const uuid = z.string().uuid()
  */
 export const ControlEventPayloads = {
   'org.created': z.object({ org_id: uuid, slug: z.string(), name: z.string() }),
+  /** Only the fields present change; null clears contact_email or team_count. */
+  'org.updated': z.object({ org_id: uuid, name: z.string().optional(), contact_email: z.string().nullable().optional(), team_count: z.string().nullable().optional() }),
+  /** Ignored by the fold when the slug is taken in the organization: the first writer wins. */
   'workspace.created': z.object({ workspace_id: uuid, org_id: uuid, slug: z.string(), name: z.string() }),
+  /** Ignored as a whole when the new slug is taken by another active workspace of the organization. */
+  'workspace.updated': z.object({ workspace_id: uuid, name: z.string().optional(), slug: z.string().optional() }),
+  'workspace.deleted': z.object({ workspace_id: uuid }),
   'user.created': z.object({ user_id: uuid, email: z.string(), password_hash: z.string().nullable() }),
   'member.role_set': z.object({ org_id: uuid, user_id: uuid, role: RoleSchema, workspace_id: uuid.nullable() }),
+  /** Every role of the user in the organization, organization-wide and scoped. */
+  'member.removed': z.object({ org_id: uuid, user_id: uuid }),
   'api_key.created': z.object({
     key_id: z.string(),
     org_id: uuid,

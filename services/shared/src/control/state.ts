@@ -1,8 +1,8 @@
 import { ROLE_RANK, type ControlEvent, type Role } from './events.js'
 import { hashApiKey } from './secrets.js'
 
-export interface Org { id: string; slug: string; name: string; created_at_ms: number }
-export interface Workspace { id: string; org_id: string; slug: string; name: string; created_at_ms: number; deleted_at_ms: number | null }
+export interface Org { id: string; slug: string; name: string; contact_email: string | null; team_count: string | null; created_at_ms: number; updated_at_ms: number }
+export interface Workspace { id: string; org_id: string; slug: string; name: string; created_at_ms: number; updated_at_ms: number; deleted_at_ms: number | null }
 export interface User { id: string; email: string; password_hash: string | null; created_at_ms: number }
 export interface Membership { org_id: string; user_id: string; role: Role; workspace_id: string | null }
 export interface ApiKey {
@@ -44,13 +44,42 @@ export class ControlState {
     switch (e.type) {
       case 'org.created': {
         const p = e.payload
-        if (!this.orgs.has(p.org_id)) this.orgs.set(p.org_id, { id: p.org_id, slug: p.slug, name: p.name, created_at_ms: e.at_ms })
+        if (!this.orgs.has(p.org_id))
+          this.orgs.set(p.org_id, { id: p.org_id, slug: p.slug, name: p.name, contact_email: null, team_count: null, created_at_ms: e.at_ms, updated_at_ms: e.at_ms })
+        return
+      }
+      case 'org.updated': {
+        const p = e.payload
+        const org = this.orgs.get(p.org_id)
+        if (!org) return
+        if (p.name !== undefined) org.name = p.name
+        if (p.contact_email !== undefined) org.contact_email = p.contact_email
+        if (p.team_count !== undefined) org.team_count = p.team_count
+        org.updated_at_ms = e.at_ms
         return
       }
       case 'workspace.created': {
         const p = e.payload
-        if (!this.workspaces.has(p.workspace_id))
-          this.workspaces.set(p.workspace_id, { id: p.workspace_id, org_id: p.org_id, slug: p.slug, name: p.name, created_at_ms: e.at_ms, deleted_at_ms: null })
+        // Slugs are unique per organization. The control topic is totally ordered, so
+        // every process agrees which of two racing creations came first; the writer
+        // of the other one finds its workspace missing and answers 409.
+        if (this.workspaces.has(p.workspace_id) || this.workspaceBySlug(p.org_id, p.slug)) return
+        this.workspaces.set(p.workspace_id, { id: p.workspace_id, org_id: p.org_id, slug: p.slug, name: p.name, created_at_ms: e.at_ms, updated_at_ms: e.at_ms, deleted_at_ms: null })
+        return
+      }
+      case 'workspace.updated': {
+        const p = e.payload
+        const ws = this.workspaces.get(p.workspace_id)
+        if (!ws || ws.deleted_at_ms !== null) return
+        if (p.slug !== undefined && p.slug !== ws.slug && this.workspaceBySlug(ws.org_id, p.slug)) return
+        if (p.slug !== undefined) ws.slug = p.slug
+        if (p.name !== undefined) ws.name = p.name
+        ws.updated_at_ms = e.at_ms
+        return
+      }
+      case 'workspace.deleted': {
+        const ws = this.workspaces.get(e.payload.workspace_id)
+        if (ws && ws.deleted_at_ms === null) ws.deleted_at_ms = e.at_ms
         return
       }
       case 'user.created': {
@@ -65,6 +94,11 @@ export class ControlState {
       case 'member.role_set': {
         const p = e.payload
         this.memberships.set(`${p.org_id}|${p.user_id}|${p.workspace_id ?? ''}`, { ...p })
+        return
+      }
+      case 'member.removed': {
+        const p = e.payload
+        for (const [k, m] of this.memberships) if (m.org_id === p.org_id && m.user_id === p.user_id) this.memberships.delete(k)
         return
       }
       case 'api_key.created': {
@@ -120,6 +154,21 @@ export class ControlState {
 
   membershipsOf(userId: string): Membership[] {
     return [...this.memberships.values()].filter((m) => m.user_id === userId)
+  }
+
+  /** Memberships of an organization, organization-wide and scoped to its workspaces. */
+  membersOf(orgId: string): Membership[] {
+    return [...this.memberships.values()].filter((m) => m.org_id === orgId)
+  }
+
+  /** Users holding the owner role organization-wide. */
+  ownersOf(orgId: string): string[] {
+    return this.membersOf(orgId).filter((m) => m.role === 'owner' && m.workspace_id === null).map((m) => m.user_id)
+  }
+
+  /** Keys of a workspace that still work. */
+  activeKeysOf(workspaceId: string): ApiKey[] {
+    return [...this.apiKeys.values()].filter((k) => k.workspace_id === workspaceId && k.revoked_at_ms === null)
   }
 
   /**

@@ -23,6 +23,7 @@ export const badRequest = (message: string, detail?: unknown) => new HttpError(4
 export const unauthorized = (message = 'missing or invalid credentials') => new HttpError(401, 'unauthorized', message)
 export const forbidden = (message = 'your role does not allow this') => new HttpError(403, 'forbidden', message)
 export const notFound = (message = 'not found') => new HttpError(404, 'not_found', message)
+export const conflict = (message: string, detail?: unknown) => new HttpError(409, 'conflict', message, detail)
 export const unprocessable = (message: string, detail?: unknown) => new HttpError(422, 'unprocessable_entity', message, detail)
 
 export function errorResponse(c: Context, err: HttpError) {

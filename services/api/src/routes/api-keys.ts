@@ -1,0 +1,69 @@
+/**
+ * API keys of a workspace (our addition: the spec leaves issuing credentials open).
+ * The full key is returned once, at creation; the control state keeps its SHA-256
+ * only. Revocation is a control event, so every process (ingest included) stops
+ * accepting the key as soon as it folds it.
+ */
+import { randomUUID } from 'node:crypto'
+import { Hono } from 'hono'
+import { z } from 'zod'
+import type { Cache } from '@svc/shared/cache/types'
+import type { ControlWriter } from '@svc/shared/control/control-plane'
+import { ROLE_RANK, type Role } from '@svc/shared/control/events'
+import { hashApiKey, newApiKey } from '@svc/shared/control/secrets'
+import type { ApiKey } from '@svc/shared/control/state'
+import { lastUsedKey } from '@svc/shared/control/key-usage'
+import { forbidden, notFound } from '@svc/shared/http/errors'
+import { mount, ROUTES, targetWorkspace } from '../access.js'
+import { actorOf } from '../actor.js'
+import { jsonBody } from './auth.js'
+
+const KEY_ROLES = ['viewer', 'dev', 'admin'] as const
+
+const describeKey = (k: ApiKey, lastUsedMs: number | null) => ({
+  id: k.id,
+  name: k.name,
+  key_last4: k.key_last4,
+  project_id: k.project_id,
+  role: k.role,
+  created_at: new Date(k.created_at_ms).toISOString(),
+  last_used_at: lastUsedMs === null ? null : new Date(lastUsedMs).toISOString(),
+})
+
+export function apiKeyRoutes(control: ControlWriter, cache: Cache): Hono {
+  const app = new Hono()
+  const { state } = control
+
+  mount(app, ROUTES.createApiKey, state, async (c) => {
+    const ws = targetWorkspace(c)
+    const body = await jsonBody(
+      c,
+      z.object({ name: z.string().trim().min(1).max(200), project_id: z.string().trim().min(1).max(200).nullish(), role: z.enum(KEY_ROLES).default('dev') }),
+    )
+    const mine = state.roleFor(c.get('principal'), ws.org_id, ws.id)
+    if (!mine || ROLE_RANK[mine] < ROLE_RANK[body.role as Role]) throw forbidden(`you cannot create a ${body.role} key: it is above your role ${mine ?? '(none)'}`)
+    const key = newApiKey()
+    const id = randomUUID()
+    await control.append(
+      [{ type: 'api_key.created', payload: { key_id: id, org_id: ws.org_id, workspace_id: ws.id, project_id: body.project_id ?? 'default', role: body.role, name: body.name, key_hash: hashApiKey(key), key_last4: key.slice(-4) } }],
+      actorOf(c),
+    )
+    return c.json({ ...describeKey(state.apiKeys.get(id)!, null), key }, 201)
+  })
+
+  mount(app, ROUTES.listApiKeys, state, async (c) => {
+    const keys = state.activeKeysOf(targetWorkspace(c).id).sort((a, b) => a.created_at_ms - b.created_at_ms)
+    const used = await Promise.all(keys.map((k) => cache.get(lastUsedKey(k.id))))
+    return c.json({ keys: keys.map((k, i) => describeKey(k, used[i] ? Number(used[i]) : null)) })
+  })
+
+  mount(app, ROUTES.revokeApiKey, state, async (c) => {
+    const ws = targetWorkspace(c)
+    const key = state.apiKeys.get(c.req.param('key_id') ?? '')
+    if (!key || key.workspace_id !== ws.id || key.revoked_at_ms !== null) throw notFound(`API key ${c.req.param('key_id')} not found in this workspace`)
+    await control.append([{ type: 'api_key.revoked', payload: { key_id: key.id } }], actorOf(c))
+    return c.body(null, 204)
+  })
+
+  return app
+}

@@ -1,0 +1,162 @@
+/**
+ * Organizations and their members: GET/PATCH the organization, the member list,
+ * adding a member (our addition: the spec leaves issuing credentials open), role
+ * changes organization-wide or scoped to one workspace, removal, and the transfer
+ * of ownership (the only owner-gated route).
+ *
+ * Granting is bounded by what the caller holds, where it holds it: nobody grants a
+ * role above their own, and an API key (whose authority is its workspace's) grants
+ * only roles scoped to its own workspace. An organization always keeps an owner.
+ */
+import { randomUUID } from 'node:crypto'
+import { Hono, type Context } from 'hono'
+import { z } from 'zod'
+import type { ControlWriter, NewControlEvent } from '@svc/shared/control/control-plane'
+import { ROLE_RANK, RoleSchema, type Role } from '@svc/shared/control/events'
+import { hashPassword } from '@svc/shared/control/secrets'
+import type { ControlState, Org } from '@svc/shared/control/state'
+import { badRequest, conflict, forbidden, notFound } from '@svc/shared/http/errors'
+import { mount, ROUTES, targetOrg } from '../access.js'
+import { actorOf } from '../actor.js'
+import { jsonBody } from './auth.js'
+
+export const describeOrg = (o: Org) => ({
+  id: o.id,
+  slug: o.slug,
+  name: o.name,
+  contact_email: o.contact_email,
+  team_count: o.team_count,
+  created_at: new Date(o.created_at_ms).toISOString(),
+  updated_at: new Date(o.updated_at_ms).toISOString(),
+})
+
+/** One entry per user: the organization-wide role (or null) and roles scoped to single workspaces. */
+function describeMember(state: ControlState, orgId: string, userId: string) {
+  const user = state.users.get(userId)
+  const ms = state.membersOf(orgId).filter((m) => m.user_id === userId)
+  return {
+    user_id: userId,
+    email: user?.email ?? null,
+    role: ms.find((m) => m.workspace_id === null)?.role ?? null,
+    workspace_roles: ms
+      .filter((m) => m.workspace_id !== null)
+      .flatMap((m) => {
+        const ws = state.workspaces.get(m.workspace_id!)
+        return ws && ws.deleted_at_ms === null ? [{ workspace_id: ws.id, slug: ws.slug, role: m.role }] : []
+      }),
+  }
+}
+
+const isMember = (state: ControlState, orgId: string, userId: string) => state.membersOf(orgId).some((m) => m.user_id === userId)
+
+export function orgRoutes(control: ControlWriter): Hono {
+  const app = new Hono()
+  const { state } = control
+
+  /** 403 unless the caller may grant `role` at this scope (null = organization-wide). */
+  const assertCanGrant = (c: Context, org: Org, role: Role, workspaceId: string | null) => {
+    if (workspaceId !== null) {
+      const ws = state.workspaces.get(workspaceId)
+      if (!ws || ws.org_id !== org.id || ws.deleted_at_ms !== null) throw badRequest(`workspace ${workspaceId} is not an active workspace of this organization`)
+    }
+    const p = c.get('principal')
+    if (p.kind === 'api_key' && workspaceId !== p.workspace_id) throw forbidden('an API key grants roles only within its own workspace (send target_workspace_id)')
+    const mine = state.roleFor(p, org.id, workspaceId)
+    if (mine === null || ROLE_RANK[mine] < ROLE_RANK[role]) throw forbidden(`you cannot grant ${role}: it is above your role ${mine ?? '(none)'} here`)
+  }
+
+  /** 409 when this change would leave the organization without an owner. */
+  const assertKeepsOwner = (org: Org, userId: string) => {
+    const owners = state.ownersOf(org.id)
+    if (owners.length === 1 && owners[0] === userId) throw conflict('the organization must keep an owner: transfer ownership first')
+  }
+
+  mount(app, ROUTES.getOrg, state, (c) => c.json(describeOrg(targetOrg(c))))
+
+  mount(app, ROUTES.patchOrg, state, async (c) => {
+    const org = targetOrg(c)
+    const body = await jsonBody(
+      c,
+      z.object({
+        name: z.string().trim().min(1).max(200).nullish(),
+        contact_email: z.string().email().max(320).nullish(),
+        team_count: z.string().max(64).nullish(),
+      }),
+    )
+    const change = {
+      ...(body.name ? { name: body.name } : {}),
+      ...(body.contact_email !== undefined ? { contact_email: body.contact_email } : {}),
+      ...(body.team_count !== undefined ? { team_count: body.team_count } : {}),
+    }
+    if (Object.keys(change).length) await control.append([{ type: 'org.updated', payload: { org_id: org.id, ...change } }], actorOf(c))
+    return c.json(describeOrg(state.orgs.get(org.id)!))
+  })
+
+  mount(app, ROUTES.listMembers, state, (c) => {
+    const org = targetOrg(c)
+    const users = [...new Set(state.membersOf(org.id).map((m) => m.user_id))]
+    return c.json({ members: users.map((u) => describeMember(state, org.id, u)) })
+  })
+
+  mount(app, ROUTES.addMember, state, async (c) => {
+    const org = targetOrg(c)
+    const body = await jsonBody(
+      c,
+      z.object({ email: z.string().email().max(320), role: RoleSchema, password: z.string().min(8).max(1024).optional(), workspace_id: z.string().uuid().nullish() }),
+    )
+    const workspaceId = body.workspace_id ?? null
+    assertCanGrant(c, org, body.role, workspaceId)
+    const events: NewControlEvent[] = []
+    let user = state.userByEmail(body.email)
+    const userId = user?.id ?? randomUUID()
+    if (!user) events.push({ type: 'user.created', payload: { user_id: userId, email: body.email.toLowerCase(), password_hash: body.password ? await hashPassword(body.password) : null } })
+    events.push({ type: 'member.role_set', payload: { org_id: org.id, user_id: userId, role: body.role, workspace_id: workspaceId } })
+    await control.append(events, actorOf(c))
+    user = state.users.get(userId)!
+    return c.json({ user_id: user.id, email: user.email, role: body.role, workspace_id: workspaceId }, 201)
+  })
+
+  mount(app, ROUTES.patchMember, state, async (c) => {
+    const org = targetOrg(c)
+    const userId = c.req.param('user_id') ?? ''
+    if (!isMember(state, org.id, userId)) throw notFound(`user ${userId} is not a member of this organization`)
+    const body = await jsonBody(c, z.object({ new_role: RoleSchema, target_workspace_id: z.string().uuid().nullish() }))
+    const workspaceId = body.target_workspace_id ?? null
+    assertCanGrant(c, org, body.new_role, workspaceId)
+    // Promoting to owner adds an owner; demoting the last one is refused.
+    if (workspaceId === null && body.new_role !== 'owner') assertKeepsOwner(org, userId)
+    await control.append([{ type: 'member.role_set', payload: { org_id: org.id, user_id: userId, role: body.new_role, workspace_id: workspaceId } }], actorOf(c))
+    return c.json(describeMember(state, org.id, userId))
+  })
+
+  mount(app, ROUTES.removeMember, state, async (c) => {
+    const org = targetOrg(c)
+    const userId = c.req.param('user_id') ?? ''
+    if (!isMember(state, org.id, userId)) throw notFound(`user ${userId} is not a member of this organization`)
+    const theirs = state.roleFor({ kind: 'user', user_id: userId, email: '' }, org.id, null)
+    const mine = state.roleFor(c.get('principal'), org.id, null)
+    if (theirs && (!mine || ROLE_RANK[theirs] > ROLE_RANK[mine])) throw forbidden(`you cannot remove a member whose role (${theirs}) is above yours`)
+    assertKeepsOwner(org, userId)
+    await control.append([{ type: 'member.removed', payload: { org_id: org.id, user_id: userId } }], actorOf(c))
+    return c.body(null, 204)
+  })
+
+  mount(app, ROUTES.transferOwnership, state, async (c) => {
+    const org = targetOrg(c)
+    const p = c.get('principal')
+    const body = await jsonBody(c, z.object({ to_user_id: z.string().uuid() }))
+    if (p.kind !== 'user') throw forbidden('ownership is transferred by a logged-in owner')
+    if (body.to_user_id === p.user_id) throw badRequest('you already own this organization')
+    if (!isMember(state, org.id, body.to_user_id)) throw notFound(`user ${body.to_user_id} is not a member of this organization`)
+    await control.append(
+      [
+        { type: 'member.role_set', payload: { org_id: org.id, user_id: body.to_user_id, role: 'owner', workspace_id: null } },
+        { type: 'member.role_set', payload: { org_id: org.id, user_id: p.user_id, role: 'admin', workspace_id: null } },
+      ],
+      actorOf(c),
+    )
+    return c.json({ org_id: org.id, owner: describeMember(state, org.id, body.to_user_id), previous_owner: describeMember(state, org.id, p.user_id) })
+  })
+
+  return app
+}
