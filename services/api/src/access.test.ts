@@ -151,3 +151,30 @@ describe('trace reads stay in their workspace', () => {
     expect(own.status).toBe(200)
   })
 })
+
+describe('the access table', () => {
+  it('gives every route the minimum role of the API document (our additions: members POST and API keys, admin)', () => {
+    const W = '/v1/observ/orgs/:org/workspaces/:ws'
+    expect(Object.fromEntries(routes.map(([, r]) => [`${r.method} ${r.path}`, r.role]))).toEqual({
+      'GET /v1/auth/me': null,
+      'GET /v1/orgs/:org_id': 'dev',
+      'PATCH /v1/orgs/:org_id': 'admin',
+      'GET /v1/orgs/:org_id/members': 'dev',
+      'POST /v1/orgs/:org_id/members': 'admin',
+      'PATCH /v1/orgs/:org_id/members/:user_id': 'admin',
+      'DELETE /v1/orgs/:org_id/members/:user_id': 'admin',
+      'POST /v1/orgs/:org_id/transfer-ownership': 'owner',
+      'POST /v1/orgs/:org_id/workspaces': 'admin',
+      'POST /v1/observ/orgs/:org/workspaces': 'admin',
+      'GET /v1/orgs/:org_id/workspaces': 'dev',
+      'GET /v1/workspaces/:ws_id': 'dev',
+      'PATCH /v1/workspaces/:ws_id': 'admin',
+      'DELETE /v1/workspaces/:ws_id': 'admin',
+      [`POST ${W}/api-keys`]: 'admin',
+      [`GET ${W}/api-keys`]: 'admin',
+      [`DELETE ${W}/api-keys/:key_id`]: 'admin',
+      [`GET ${W}/traces`]: 'viewer',
+      [`GET ${W}/traces/:trace_id`]: 'viewer',
+    })
+  })
+})

@@ -65,6 +65,13 @@ export function orgRoutes(control: ControlWriter): Hono {
     if (mine === null || ROLE_RANK[mine] < ROLE_RANK[role]) throw forbidden(`you cannot grant ${role}: it is above your role ${mine ?? '(none)'} here`)
   }
 
+  /** 403 when the member's organization-wide role is above the caller's. */
+  const assertNotAbove = (c: Context, org: Org, userId: string, action: string) => {
+    const theirs = state.roleFor({ kind: 'user', user_id: userId, email: '' }, org.id, null)
+    const mine = state.roleFor(c.get('principal'), org.id, null)
+    if (theirs && (!mine || ROLE_RANK[theirs] > ROLE_RANK[mine])) throw forbidden(`you cannot ${action} a member whose role (${theirs}) is above yours`)
+  }
+
   /** 409 when this change would leave the organization without an owner. */
   const assertKeepsOwner = (org: Org, userId: string) => {
     const owners = state.ownersOf(org.id)
@@ -123,6 +130,7 @@ export function orgRoutes(control: ControlWriter): Hono {
     const body = await jsonBody(c, z.object({ new_role: RoleSchema, target_workspace_id: z.string().uuid().nullish() }))
     const workspaceId = body.target_workspace_id ?? null
     assertCanGrant(c, org, body.new_role, workspaceId)
+    assertNotAbove(c, org, userId, 'change the role of')
     // Promoting to owner adds an owner; demoting the last one is refused.
     if (workspaceId === null && body.new_role !== 'owner') assertKeepsOwner(org, userId)
     await control.append([{ type: 'member.role_set', payload: { org_id: org.id, user_id: userId, role: body.new_role, workspace_id: workspaceId } }], actorOf(c))
@@ -133,9 +141,7 @@ export function orgRoutes(control: ControlWriter): Hono {
     const org = targetOrg(c)
     const userId = c.req.param('user_id') ?? ''
     if (!isMember(state, org.id, userId)) throw notFound(`user ${userId} is not a member of this organization`)
-    const theirs = state.roleFor({ kind: 'user', user_id: userId, email: '' }, org.id, null)
-    const mine = state.roleFor(c.get('principal'), org.id, null)
-    if (theirs && (!mine || ROLE_RANK[theirs] > ROLE_RANK[mine])) throw forbidden(`you cannot remove a member whose role (${theirs}) is above yours`)
+    assertNotAbove(c, org, userId, 'remove')
     assertKeepsOwner(org, userId)
     await control.append([{ type: 'member.removed', payload: { org_id: org.id, user_id: userId } }], actorOf(c))
     return c.body(null, 204)
