@@ -15,9 +15,10 @@ export const TEST_PASSWORD = 'correct horse battery staple'
  * Starts every service in this process on real adapters: the embedded log or the
  * Kafka broker (plus Redis) from the global setup, and embedded ClickHouse in a
  * fresh data dir. Topic and group names get a unique prefix so test files sharing
- * the broker never see each other's records.
+ * the broker never see each other's records. `extraEnv` overrides any setting: pass
+ * a stack's own `env` back to restart it on the same data (dir, topics).
  */
-export async function startTestStack(mode: BusMode, extraEnv: Record<string, string> = {}): Promise<RunningStack & { dataDir: string; ingestUrl: string; apiUrl: string }> {
+export async function startTestStack(mode: BusMode, extraEnv: Record<string, string> = {}): Promise<RunningStack & { dataDir: string; env: Record<string, string>; ingestUrl: string; apiUrl: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), `svc-${mode}-`))
   const env: Record<string, string> = {
     SVC_BUS: mode,
@@ -34,7 +35,6 @@ export async function startTestStack(mode: BusMode, extraEnv: Record<string, str
     SVC_INIT_USER_PASSWORD: TEST_PASSWORD,
     SVC_TRACE_QUIET_MS: '500',
     SVC_QUIET_BOOTSTRAP: 'true',
-    ...extraEnv,
   }
   if (mode === 'kafka') {
     env.KAFKA_BROKERS = inject('kafkaBrokers')
@@ -42,10 +42,11 @@ export async function startTestStack(mode: BusMode, extraEnv: Record<string, str
     env.KAFKA_TOPIC_PREFIX = `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.`
     env.KAFKA_TOPIC_PARTITIONS = '3'
   }
+  Object.assign(env, extraEnv)
   const config = loadConfig(env)
   const log = createLogger({ level: config.LOG_LEVEL, name: `test-${mode}` })
   const stack = await startAll(config, log)
-  return { ...stack, dataDir, ingestUrl: `http://127.0.0.1:${stack.ingestPort}`, apiUrl: `http://127.0.0.1:${stack.apiPort}` }
+  return { ...stack, dataDir: env.SVC_DATA_DIR!, env, ingestUrl: `http://127.0.0.1:${stack.ingestPort}`, apiUrl: `http://127.0.0.1:${stack.apiPort}` }
 }
 
 /** Polls until `check` returns a value (not undefined) or the deadline passes. */
