@@ -3,6 +3,7 @@
  * user, and for credentials of another workspace and another organization, against
  * the real app on embedded ClickHouse.
  */
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,6 +13,7 @@ import { ROLE_RANK, ROLES, type ControlEvent, type Role } from '@svc/shared/cont
 import { hashApiKey, stableUuid } from '@svc/shared/control/secrets'
 import { createMemoryCache } from '@svc/shared/cache/memory'
 import { foldingWriter } from '@svc/shared/control/control-plane'
+import { masterKeyFrom } from '@svc/shared/control/envelope'
 import { ControlState } from '@svc/shared/control/state'
 import { issueAccessToken } from '@svc/shared/control/tokens'
 import { createLogger } from '@svc/shared/log'
@@ -68,7 +70,7 @@ function seededState(): ControlState {
   return state
 }
 const appOver = (state: ControlState) =>
-  createApiApp({ store, cache: createMemoryCache(), control: foldingWriter(state), jwtSecret: SECRET, jwtTtlSeconds: 600, defaultRetentionHours: 720, log })
+  createApiApp({ store, cache: createMemoryCache(), control: foldingWriter(state), jwtSecret: SECRET, jwtTtlSeconds: 600, defaultRetentionHours: 720, defaultCostProvider: 'openai', masterKey: masterKeyFrom(randomBytes(32)), log })
 
 beforeAll(async () => {
   const state = seededState()
@@ -173,6 +175,21 @@ describe('the access table', () => {
       [`POST ${W}/api-keys`]: 'admin',
       [`GET ${W}/api-keys`]: 'admin',
       [`DELETE ${W}/api-keys/:key_id`]: 'admin',
+      [`GET ${W}/settings/capture-text`]: 'viewer',
+      [`PATCH ${W}/settings/capture-text`]: 'admin',
+      [`GET ${W}/settings/broaden-sources`]: 'viewer',
+      [`PATCH ${W}/settings/broaden-sources`]: 'admin',
+      [`GET ${W}/settings/cost-provider`]: 'viewer',
+      [`PATCH ${W}/settings/cost-provider`]: 'admin',
+      [`GET ${W}/engine-settings`]: 'viewer',
+      [`PUT ${W}/engine-settings`]: 'admin',
+      'GET /v1/observ/orgs/:org/llm-credentials': 'dev',
+      'PUT /v1/observ/orgs/:org/llm-credentials': 'dev',
+      'DELETE /v1/observ/orgs/:org/llm-credentials': 'dev',
+      'PATCH /v1/observ/orgs/:org/llm-credentials/fallback': 'dev',
+      'GET /v1/observ/orgs/:org/search-credentials': 'dev',
+      'PUT /v1/observ/orgs/:org/search-credentials': 'dev',
+      'DELETE /v1/observ/orgs/:org/search-credentials': 'dev',
       [`GET ${W}/traces`]: 'viewer',
       [`GET ${W}/traces/:trace_id`]: 'viewer',
     })

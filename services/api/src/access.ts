@@ -30,7 +30,8 @@ export interface RouteSpec {
   scope: Scope
 }
 
-const WS = '/v1/observ/orgs/:org/workspaces/:ws'
+const OBSERV_ORG = '/v1/observ/orgs/:org'
+const WS = `${OBSERV_ORG}/workspaces/:ws`
 
 const ORG = '/v1/orgs/:org_id'
 
@@ -44,7 +45,7 @@ export const ROUTES = {
   removeMember: { method: 'DELETE', path: `${ORG}/members/:user_id`, role: 'admin', scope: 'org-id' },
   transferOwnership: { method: 'POST', path: `${ORG}/transfer-ownership`, role: 'owner', scope: 'org-id' },
   createWorkspace: { method: 'POST', path: `${ORG}/workspaces`, role: 'admin', scope: 'org-id' },
-  createWorkspaceBySlug: { method: 'POST', path: '/v1/observ/orgs/:org/workspaces', role: 'admin', scope: 'org-slug' },
+  createWorkspaceBySlug: { method: 'POST', path: `${OBSERV_ORG}/workspaces`, role: 'admin', scope: 'org-slug' },
   listWorkspaces: { method: 'GET', path: `${ORG}/workspaces`, role: 'dev', scope: 'org-id' },
   getWorkspace: { method: 'GET', path: '/v1/workspaces/:ws_id', role: 'dev', scope: 'workspace-id' },
   patchWorkspace: { method: 'PATCH', path: '/v1/workspaces/:ws_id', role: 'admin', scope: 'workspace-id' },
@@ -52,6 +53,21 @@ export const ROUTES = {
   createApiKey: { method: 'POST', path: `${WS}/api-keys`, role: 'admin', scope: 'workspace-slug' },
   listApiKeys: { method: 'GET', path: `${WS}/api-keys`, role: 'admin', scope: 'workspace-slug' },
   revokeApiKey: { method: 'DELETE', path: `${WS}/api-keys/:key_id`, role: 'admin', scope: 'workspace-slug' },
+  getCaptureText: { method: 'GET', path: `${WS}/settings/capture-text`, role: 'viewer', scope: 'workspace-slug' },
+  patchCaptureText: { method: 'PATCH', path: `${WS}/settings/capture-text`, role: 'admin', scope: 'workspace-slug' },
+  getBroadenSources: { method: 'GET', path: `${WS}/settings/broaden-sources`, role: 'viewer', scope: 'workspace-slug' },
+  patchBroadenSources: { method: 'PATCH', path: `${WS}/settings/broaden-sources`, role: 'admin', scope: 'workspace-slug' },
+  getCostProvider: { method: 'GET', path: `${WS}/settings/cost-provider`, role: 'viewer', scope: 'workspace-slug' },
+  patchCostProvider: { method: 'PATCH', path: `${WS}/settings/cost-provider`, role: 'admin', scope: 'workspace-slug' },
+  getEngineSettings: { method: 'GET', path: `${WS}/engine-settings`, role: 'viewer', scope: 'workspace-slug' },
+  putEngineSettings: { method: 'PUT', path: `${WS}/engine-settings`, role: 'admin', scope: 'workspace-slug' },
+  getLlmCredentials: { method: 'GET', path: `${OBSERV_ORG}/llm-credentials`, role: 'dev', scope: 'org-slug' },
+  putLlmCredentials: { method: 'PUT', path: `${OBSERV_ORG}/llm-credentials`, role: 'dev', scope: 'org-slug' },
+  deleteLlmCredentials: { method: 'DELETE', path: `${OBSERV_ORG}/llm-credentials`, role: 'dev', scope: 'org-slug' },
+  patchLlmFallback: { method: 'PATCH', path: `${OBSERV_ORG}/llm-credentials/fallback`, role: 'dev', scope: 'org-slug' },
+  getSearchCredentials: { method: 'GET', path: `${OBSERV_ORG}/search-credentials`, role: 'dev', scope: 'org-slug' },
+  putSearchCredentials: { method: 'PUT', path: `${OBSERV_ORG}/search-credentials`, role: 'dev', scope: 'org-slug' },
+  deleteSearchCredentials: { method: 'DELETE', path: `${OBSERV_ORG}/search-credentials`, role: 'dev', scope: 'org-slug' },
   listTraces: { method: 'GET', path: `${WS}/traces`, role: 'viewer', scope: 'workspace-slug' },
   getTrace: { method: 'GET', path: `${WS}/traces/:trace_id`, role: 'viewer', scope: 'workspace-slug' },
 } as const satisfies Record<string, RouteSpec>

@@ -5,14 +5,18 @@
 import { Hono } from 'hono'
 import type { ControlWriter } from '@svc/shared/control/control-plane'
 import type { Cache } from '@svc/shared/cache/types'
+import type { MasterKey } from '@svc/shared/control/envelope'
 import { keyUsageRecorder } from '@svc/shared/control/key-usage'
 import { jsonErrorHandler, jsonNotFound } from '@svc/shared/http/errors'
 import type { Logger } from '@svc/shared/log'
 import type { Store } from '@svc/shared/store/types'
 import { authenticate } from './middleware/auth.js'
 import { requestId } from './middleware/request-id.js'
+import { requestLog } from './middleware/request-log.js'
 import { loginRoutes, meRoutes } from './routes/auth.js'
 import { apiKeyRoutes } from './routes/api-keys.js'
+import { credentialRoutes } from './routes/credentials.js'
+import { settingRoutes } from './routes/settings.js'
 import { orgRoutes } from './routes/orgs.js'
 import { traceRoutes } from './routes/traces.js'
 import { workspaceRoutes } from './routes/workspaces.js'
@@ -25,6 +29,10 @@ export interface ApiAppDeps {
   jwtSecret: string
   jwtTtlSeconds: number
   defaultRetentionHours: number
+  /** effective_provider of workspaces without a cost_provider (SVC_DEFAULT_COST_PROVIDER). */
+  defaultCostProvider: string
+  /** Seals LLM and search API keys (SVC_MASTER_KEY). */
+  masterKey: MasterKey
   log: Logger
 }
 
@@ -34,6 +42,7 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   const log = deps.log.child({ component: 'api' })
   const app = new Hono()
   app.use(requestId())
+  app.use(requestLog(log))
   app.get('/health', (c) => c.json({ status: 'ok' }))
   app.route('/', loginRoutes({ state, jwtSecret, ttlSeconds: deps.jwtTtlSeconds }))
   app.use('/v1/*', authenticate(state, jwtSecret, keyUsageRecorder(deps.cache)))
@@ -41,6 +50,8 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   app.route('/', orgRoutes(deps.control))
   app.route('/', workspaceRoutes(deps.control))
   app.route('/', apiKeyRoutes(deps.control, deps.cache))
+  app.route('/', settingRoutes(deps.control, { defaultCostProvider: deps.defaultCostProvider }))
+  app.route('/', credentialRoutes(deps.control, deps.masterKey))
   app.route('/', traceRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
   app.onError(jsonErrorHandler(log))
   app.notFound(jsonNotFound)

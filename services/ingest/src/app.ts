@@ -10,7 +10,7 @@ import { keyUsageRecorder } from '@svc/shared/control/key-usage'
 import type { ControlState } from '@svc/shared/control/state'
 import { jsonErrorHandler, jsonNotFound } from '@svc/shared/http/errors'
 import type { Logger } from '@svc/shared/log'
-import { createIngestMetrics, type IngestMetrics } from './metrics.js'
+import { createIngestMetrics, renderMetrics, type IngestMetrics } from './metrics.js'
 import { InflightBudget } from './middleware/backpressure.js'
 import { otlpRoutes } from './routes/otlp.js'
 import { workspaceRoutes } from './routes/workspace.js'
@@ -45,6 +45,7 @@ export function createIngestApp(deps: IngestDeps): IngestApp {
 
   const app = new Hono()
   app.get('/health', (c) => c.json({ status: 'ok' }))
+  app.get('/metrics', (c) => c.text(renderMetrics({ ...metrics, inflight_bytes: budget.inflightBytes }), 200, { 'content-type': 'text/plain; version=0.0.4' }))
   app.route(
     '/',
     otlpRoutes({

@@ -17,6 +17,8 @@ export interface IngestMetrics {
   throttled_requests: number
   /** Requests answered 503 because the bus did not acknowledge the produce. */
   produce_failures: number
+  /** Prompt/completion text attributes removed because the workspace keeps capture_text off. */
+  text_attributes_dropped: number
   /** Decompressed bytes accepted but not yet durable on the bus (a gauge). */
   inflight_bytes: number
 }
@@ -30,6 +32,17 @@ export function createIngestMetrics(): IngestMetrics {
     malformed_requests: 0,
     throttled_requests: 0,
     produce_failures: 0,
+    text_attributes_dropped: 0,
     inflight_bytes: 0,
   }
+}
+
+/** The counters in the Prometheus text exposition format (GET /metrics). */
+export function renderMetrics(m: IngestMetrics): string {
+  const lines: string[] = []
+  for (const [name, value] of Object.entries(m)) {
+    const metric = `svc_ingest_${name}${name === 'inflight_bytes' ? '' : '_total'}`
+    lines.push(`# TYPE ${metric} ${name === 'inflight_bytes' ? 'gauge' : 'counter'}`, `${metric} ${value}`)
+  }
+  return lines.join('\n') + '\n'
 }

@@ -3,6 +3,7 @@
  * API keys, the organization. State changes go through a folding writer (the
  * ControlPlane's fold without a bus; the e2e suite runs the same routes on both buses).
  */
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMemoryCache } from '@svc/shared/cache/memory'
 import { loadConfig } from '@svc/shared/config'
 import { foldingWriter } from '@svc/shared/control/control-plane'
+import { masterKeyFrom } from '@svc/shared/control/envelope'
 import type { ControlEvent } from '@svc/shared/control/events'
 import { hashApiKey, stableUuid } from '@svc/shared/control/secrets'
 import { ControlState } from '@svc/shared/control/state'
@@ -46,7 +48,7 @@ beforeAll(async () => {
   const log = createLogger({ level: 'silent' })
   store = await createStore(loadConfig({ SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'api-cp-')) }), log)
   await migrate(store, log)
-  app = createApiApp({ store, cache: createMemoryCache(), control: foldingWriter(state), jwtSecret: SECRET, jwtTtlSeconds: 600, defaultRetentionHours: 720, log })
+  app = createApiApp({ store, cache: createMemoryCache(), control: foldingWriter(state), jwtSecret: SECRET, jwtTtlSeconds: 600, defaultRetentionHours: 720, defaultCostProvider: 'openai', masterKey: masterKeyFrom(randomBytes(32)), log })
 }, 60_000)
 afterAll(() => store?.close())
 

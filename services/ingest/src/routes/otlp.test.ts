@@ -191,6 +191,34 @@ describe('POST /v1/otlp/traces', () => {
 })
 
 describe('identity endpoints', () => {
+  it('with capture_text off (the default) strips prompt and completion text before the bus; on, keeps it', async () => {
+    const str = (key: string, v: string) => ({ key, value: { stringValue: v } })
+    const textSpan = (traceId: string) => ({ resourceSpans: [{ scopeSpans: [{ spans: [{
+      traceId, spanId: 'ab'.repeat(8), name: 'chat', startTimeUnixNano: '1718000000000000000', endTimeUnixNano: '1718000001000000000',
+      attributes: [str('gen_ai.request.model', 'gpt-4o'), str('gen_ai.input.messages', '[{"role":"user","content":"my card is 4111"}]'), str('output.value', 'the answer'), str('gen_ai.prompt.0.role', 'user')],
+      events: [{ name: 'gen_ai.content.prompt', timeUnixNano: '1718000000000000001', attributes: [str('gen_ai.prompt', 'my card is 4111')] }],
+    }] }] }] })
+    expect((await post(textSpan('1'.repeat(32)), { ...json, 'x-svc-api-key': OTHER_KEY })).status).toBe(202)
+    expect((await post(textSpan('2'.repeat(32)))).status).toBe(202)
+    const [off, on] = spans().map((x) => x.span)
+    expect(off!.attributes).toEqual({ 'gen_ai.request.model': 'gpt-4o', 'gen_ai.prompt.0.role': 'user' })
+    expect(off!.events_json).not.toContain('4111')
+    expect(JSON.stringify(bus.records(TOPICS.spansRaw)[0]!.value.toString('latin1'))).not.toContain('4111')
+    expect(on!.attributes['output.value']).toBe('the answer')
+    expect(on!.events_json).toContain('4111')
+    expect(ingest.metrics.text_attributes_dropped).toBe(3)
+  })
+
+  it('GET /metrics exposes the counters as Prometheus text, without a key', async () => {
+    await post(jsExporterPayload())
+    const res = await ingest.app.request('/metrics')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toContain('text/plain')
+    const text = await res.text()
+    expect(text).toContain('# TYPE svc_ingest_accepted_spans_total counter\nsvc_ingest_accepted_spans_total 2\n')
+    expect(text).toContain('svc_ingest_inflight_bytes 0\n')
+  })
+
   it('GET /health needs no key', async () => {
     const res = await ingest.app.request('/health')
     expect(res.status).toBe(200)

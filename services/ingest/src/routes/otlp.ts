@@ -14,6 +14,7 @@ import { badRequest, HttpError } from '@svc/shared/http/errors'
 import type { Logger } from '@svc/shared/log'
 import { readJsonBody } from '../body.js'
 import type { IngestMetrics } from '../metrics.js'
+import { stripContent } from '@svc/shared/domain/content-capture'
 import { apiKeyAuth, apiKeyPrincipal } from '../middleware/api-key.js'
 import { unavailable, type InflightBudget } from '../middleware/backpressure.js'
 import { decodeTraceRequest, type RejectedSpan } from '../otlp/decode.js'
@@ -67,6 +68,9 @@ function tracesHandler(deps: OtlpRouteDeps) {
       const receivedAtMs = Date.now()
       const decoded = decodeTraceRequest(body.value, { principal, receivedAtMs })
       if (!decoded.ok) throw badRequest(decoded.message)
+      // capture_text is read per request, so a change applies to the next batch and never to stored spans.
+      if (deps.state.setting<unknown>(principal.workspace_id, 'capture_text', false) !== true)
+        for (const s of decoded.spans) metrics.text_attributes_dropped += stripContent(s)
 
       const spans: OutgoingRecord[] = decoded.spans.map((s) => ({ key: traceKey(s.workspace_id, s.trace_id), value: spanV1.encode(s) }))
       const deadLetters: OutgoingRecord[] = decoded.rejected.map((r) => ({

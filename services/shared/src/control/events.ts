@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { SealedSecretSchema } from './envelope.js'
 
 export const ROLES = ['viewer', 'dev', 'admin', 'owner'] as const
 export type Role = (typeof ROLES)[number]
@@ -37,6 +38,20 @@ export const ControlEventPayloads = {
   }),
   'api_key.revoked': z.object({ key_id: z.string() }),
   'workspace.setting_set': z.object({ workspace_id: uuid, name: z.string(), value: z.unknown() }),
+  /** secret and api_key_last4 null: keep the stored key. Secrets travel sealed (envelope.ts), never in clear. */
+  'credential.llm_set': z.object({
+    org_id: uuid,
+    provider: z.string(),
+    model_id: z.string(),
+    api_base: z.string().nullable(),
+    provider_config: z.record(z.unknown()),
+    secret: SealedSecretSchema.nullable(),
+    api_key_last4: z.string().nullable(),
+  }),
+  'credential.llm_deleted': z.object({ org_id: uuid }),
+  'credential.llm_fallback_set': z.object({ org_id: uuid, enabled: z.boolean() }),
+  'credential.search_set': z.object({ org_id: uuid, secret: SealedSecretSchema, api_key_last4: z.string() }),
+  'credential.search_deleted': z.object({ org_id: uuid }),
 } as const
 
 export type ControlEventType = keyof typeof ControlEventPayloads

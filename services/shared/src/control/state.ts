@@ -1,4 +1,5 @@
 import { ROLE_RANK, type ControlEvent, type Role } from './events.js'
+import type { SealedSecret } from './envelope.js'
 import { hashApiKey } from './secrets.js'
 
 export interface Org { id: string; slug: string; name: string; contact_email: string | null; team_count: string | null; created_at_ms: number; updated_at_ms: number }
@@ -17,6 +18,18 @@ export interface ApiKey {
   created_at_ms: number
   revoked_at_ms: number | null
 }
+
+export interface LlmCredential {
+  provider: string
+  model_id: string
+  api_base: string | null
+  provider_config: Record<string, unknown>
+  secret: SealedSecret | null
+  api_key_last4: string
+  updated_at_ms: number
+}
+export interface SearchCredential { secret: SealedSecret; api_key_last4: string; updated_at_ms: number }
+export interface OrgCredentials { llm: LlmCredential | null; llm_fallback: boolean; search: SearchCredential | null }
 
 /** Who is calling, once a credential has been checked. */
 export type Principal =
@@ -37,6 +50,8 @@ export class ControlState {
   /** key: `${org_id}|${user_id}|${workspace_id ?? ''}` */
   readonly memberships = new Map<string, Membership>()
   readonly settings = new Map<string, Map<string, unknown>>()
+  /** Per organization; secrets stay sealed here, only engines that call a provider open them. */
+  readonly credentials = new Map<string, OrgCredentials>()
   private readonly keysByHash = new Map<string, ApiKey>()
   private readonly usersByEmail = new Map<string, User>()
 
@@ -114,6 +129,33 @@ export class ControlState {
         if (key && key.revoked_at_ms === null) key.revoked_at_ms = e.at_ms
         return
       }
+      case 'credential.llm_set': {
+        const p = e.payload
+        const c = this.credentialsOf(p.org_id)
+        const kept = c.llm
+        c.llm = {
+          provider: p.provider,
+          model_id: p.model_id,
+          api_base: p.api_base,
+          provider_config: p.provider_config,
+          secret: p.secret ?? kept?.secret ?? null,
+          api_key_last4: p.api_key_last4 ?? kept?.api_key_last4 ?? '',
+          updated_at_ms: e.at_ms,
+        }
+        return
+      }
+      case 'credential.llm_deleted':
+        this.credentialsOf(e.payload.org_id).llm = null
+        return
+      case 'credential.llm_fallback_set':
+        this.credentialsOf(e.payload.org_id).llm_fallback = e.payload.enabled
+        return
+      case 'credential.search_set':
+        this.credentialsOf(e.payload.org_id).search = { secret: e.payload.secret, api_key_last4: e.payload.api_key_last4, updated_at_ms: e.at_ms }
+        return
+      case 'credential.search_deleted':
+        this.credentialsOf(e.payload.org_id).search = null
+        return
       case 'workspace.setting_set': {
         const p = e.payload
         let m = this.settings.get(p.workspace_id)
@@ -122,6 +164,13 @@ export class ControlState {
         return
       }
     }
+  }
+
+  /** An organization's credentials (an empty record when it has none). */
+  credentialsOf(orgId: string): OrgCredentials {
+    let c = this.credentials.get(orgId)
+    if (!c) this.credentials.set(orgId, (c = { llm: null, llm_fallback: false, search: null }))
+    return c
   }
 
   /** The principal for a raw API key, or null when unknown, revoked, or its workspace is gone. */

@@ -1,0 +1,102 @@
+/**
+ * An organization's LLM and search credentials. The API key is sealed with envelope
+ * encryption (control/envelope.ts) before it leaves this handler; responses, logs
+ * and the control topic only ever carry the sealed form and the last four
+ * characters. Nobody, an owner included, can read a key back.
+ */
+import { Hono } from 'hono'
+import { z } from 'zod'
+import type { ControlWriter } from '@svc/shared/control/control-plane'
+import { sealSecret, type MasterKey } from '@svc/shared/control/envelope'
+import type { ControlState } from '@svc/shared/control/state'
+import { mount, ROUTES, targetOrg } from '../access.js'
+import { actorOf } from '../actor.js'
+import { jsonBody } from './auth.js'
+
+const last4 = (key: string) => key.slice(-4)
+
+export const llmContext = (orgId: string) => `llm:${orgId}`
+export const searchContext = (orgId: string) => `search:${orgId}`
+
+function llmView(state: ControlState, orgId: string) {
+  const { llm, llm_fallback } = state.credentialsOf(orgId)
+  return {
+    configured: llm !== null,
+    provider: llm?.provider ?? '',
+    model_id: llm?.model_id ?? '',
+    api_key_last4: llm?.api_key_last4 ?? '',
+    api_base: llm?.api_base ?? null,
+    fallback_enabled: llm_fallback,
+  }
+}
+
+function searchView(state: ControlState, orgId: string) {
+  const { search } = state.credentialsOf(orgId)
+  return { configured: search !== null, status: search ? 'configured' : 'not_configured', api_key_last4: search?.api_key_last4 ?? '' }
+}
+
+export function credentialRoutes(control: ControlWriter, master: MasterKey): Hono {
+  const app = new Hono()
+  const { state } = control
+
+  mount(app, ROUTES.getLlmCredentials, state, (c) => c.json(llmView(state, targetOrg(c).id)))
+  mount(app, ROUTES.putLlmCredentials, state, async (c) => {
+    const org = targetOrg(c)
+    const body = await jsonBody(
+      c,
+      z.object({
+        provider: z.string().trim().min(1).max(100),
+        model_id: z.string().trim().min(1).max(200),
+        api_key: z.string().min(1).max(4096).nullish(),
+        api_base: z.string().url().max(2048).nullish(),
+        provider_config: z.record(z.unknown()).default({}),
+      }),
+    )
+    const key = body.api_key ?? null
+    await control.append(
+      [{
+        type: 'credential.llm_set',
+        payload: {
+          org_id: org.id,
+          provider: body.provider.toLowerCase(),
+          model_id: body.model_id,
+          api_base: body.api_base ?? null,
+          provider_config: body.provider_config,
+          secret: key === null ? null : sealSecret(master, key, llmContext(org.id)),
+          api_key_last4: key === null ? null : last4(key),
+        },
+      }],
+      actorOf(c),
+    )
+    return c.json(llmView(state, org.id))
+  })
+  mount(app, ROUTES.deleteLlmCredentials, state, async (c) => {
+    const org = targetOrg(c)
+    await control.append([{ type: 'credential.llm_deleted', payload: { org_id: org.id } }], actorOf(c))
+    return c.body(null, 204)
+  })
+  mount(app, ROUTES.patchLlmFallback, state, async (c) => {
+    const org = targetOrg(c)
+    const body = await jsonBody(c, z.object({ enabled: z.boolean() }).strict())
+    await control.append([{ type: 'credential.llm_fallback_set', payload: { org_id: org.id, enabled: body.enabled } }], actorOf(c))
+    return c.json(llmView(state, org.id))
+  })
+
+  mount(app, ROUTES.getSearchCredentials, state, (c) => c.json(searchView(state, targetOrg(c).id)))
+  mount(app, ROUTES.putSearchCredentials, state, async (c) => {
+    const org = targetOrg(c)
+    const body = await jsonBody(c, z.object({ api_key: z.string().min(1).max(4096) }).strict())
+    await control.append(
+      [{ type: 'credential.search_set', payload: { org_id: org.id, secret: sealSecret(master, body.api_key, searchContext(org.id)), api_key_last4: last4(body.api_key) } }],
+      actorOf(c),
+    )
+    return c.json(searchView(state, org.id))
+  })
+  mount(app, ROUTES.deleteSearchCredentials, state, async (c) => {
+    const org = targetOrg(c)
+    await control.append([{ type: 'credential.search_deleted', payload: { org_id: org.id } }], actorOf(c))
+    return c.body(null, 204)
+  })
+
+  return app
+}

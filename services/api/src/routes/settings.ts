@@ -1,0 +1,81 @@
+/**
+ * Workspace settings (capture-text, broaden-sources, cost-provider) and engine
+ * settings. Every value is a workspace.setting_set control event, so ingest (which
+ * strips text while capture_text is off) and the assembler (which emits jobs only
+ * for enabled engines) act on a change as soon as they fold it.
+ */
+import { Hono } from 'hono'
+import { z } from 'zod'
+import { ENGINE_NAMES, type EngineName } from '@svc/shared/bus/topics'
+import type { ControlWriter } from '@svc/shared/control/control-plane'
+import { engineEnabled } from '@svc/shared/domain/engines'
+import { badRequest } from '@svc/shared/http/errors'
+import { mount, ROUTES, targetWorkspace } from '../access.js'
+import { actorOf } from '../actor.js'
+import { jsonBody } from './auth.js'
+
+export const COST_PROVIDER_MAX = 64
+
+export function settingRoutes(control: ControlWriter, opts: { defaultCostProvider: string }): Hono {
+  const app = new Hono()
+  const { state } = control
+  const set = (c: Parameters<typeof actorOf>[0], workspaceId: string, name: string, value: unknown) =>
+    control.append([{ type: 'workspace.setting_set', payload: { workspace_id: workspaceId, name, value } }], actorOf(c))
+
+  const captureText = (ws: string) => ({ capture_text: state.setting<unknown>(ws, 'capture_text', false) === true })
+  mount(app, ROUTES.getCaptureText, state, (c) => c.json(captureText(targetWorkspace(c).id)))
+  mount(app, ROUTES.patchCaptureText, state, async (c) => {
+    const ws = targetWorkspace(c)
+    const body = await jsonBody(c, z.object({ capture_text: z.boolean() }).strict())
+    await set(c, ws.id, 'capture_text', body.capture_text)
+    return c.json(captureText(ws.id))
+  })
+
+  // Open-web verification needs the organization's search credential; without it the
+  // sources engine stays on the closed knowledge base whatever the flag says.
+  const broadenSources = (wsId: string, orgId: string) => {
+    const on = state.setting<unknown>(wsId, 'broaden_sources', false) === true
+    const credential = state.credentialsOf(orgId).search !== null
+    return { broaden_sources: on, search_credential_configured: credential, mode: on && credential ? 'open_web' : 'closed_knowledge_base' }
+  }
+  mount(app, ROUTES.getBroadenSources, state, (c) => {
+    const ws = targetWorkspace(c)
+    return c.json(broadenSources(ws.id, ws.org_id))
+  })
+  mount(app, ROUTES.patchBroadenSources, state, async (c) => {
+    const ws = targetWorkspace(c)
+    const body = await jsonBody(c, z.object({ broaden_sources: z.boolean() }).strict())
+    await set(c, ws.id, 'broaden_sources', body.broaden_sources)
+    return c.json(broadenSources(ws.id, ws.org_id))
+  })
+
+  const costProvider = (ws: string) => {
+    const own = state.setting<string>(ws, 'cost_provider', '')
+    return { cost_provider: own, effective_provider: own || opts.defaultCostProvider }
+  }
+  mount(app, ROUTES.getCostProvider, state, (c) => c.json(costProvider(targetWorkspace(c).id)))
+  mount(app, ROUTES.patchCostProvider, state, async (c) => {
+    const ws = targetWorkspace(c)
+    const body = await jsonBody(c, z.object({ cost_provider: z.string() }).strict())
+    // Free-form by design (any provider key of the price table or an operator's own).
+    await set(c, ws.id, 'cost_provider', body.cost_provider.trim().toLowerCase().slice(0, COST_PROVIDER_MAX))
+    return c.json(costProvider(ws.id))
+  })
+
+  const engines = (ws: string) => {
+    const stored = state.setting<Record<string, boolean>>(ws, 'engines', {})
+    return { engines: Object.fromEntries(ENGINE_NAMES.map((n) => [n, engineEnabled(stored, n)])) as Record<EngineName, boolean> }
+  }
+  mount(app, ROUTES.getEngineSettings, state, (c) => c.json(engines(targetWorkspace(c).id)))
+  mount(app, ROUTES.putEngineSettings, state, async (c) => {
+    const ws = targetWorkspace(c)
+    const body = await jsonBody(c, z.object({ engines: z.record(z.boolean()) }).strict())
+    const unknown = Object.keys(body.engines).filter((n) => !(ENGINE_NAMES as readonly string[]).includes(n))
+    if (unknown.length) throw badRequest(`unknown engine ${unknown.join(', ')}`, { accepted: ENGINE_NAMES })
+    // PUT replaces the map: a name left out goes back to its default.
+    await set(c, ws.id, 'engines', body.engines)
+    return c.json(engines(ws.id))
+  })
+
+  return app
+}
