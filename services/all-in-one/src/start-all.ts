@@ -44,7 +44,7 @@ export async function startAll(config: Config, log: Logger): Promise<RunningStac
     const control = await ControlPlane.start(bus, log)
     closers.push(() => control.close())
     const generated = await bootstrapIdentity({ control, cache, config, log })
-    const assembler = await startAssembler({ bus, store, control, config, log })
+    const assembler = await startAssembler({ bus, store, control, cache, config, log })
     closers.push(() => assembler.close())
     const ingest = await startIngest({ bus, control, cache, config, log })
     closers.push(() => ingest.close())

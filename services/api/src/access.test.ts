@@ -83,7 +83,7 @@ beforeAll(async () => {
 afterAll(() => store?.close())
 
 const fill = (path: string, over: Record<string, string> = {}) =>
-  path.replace(/:(\w+)/g, (_, p: string) => over[p] ?? ({ org: 'acme', ws: 'agents', trace_id: TRACE, org_id: ORG, ws_id: WS } as Record<string, string>)[p]!)
+  path.replace(/:(\w+)(?:\{([^}]+)\})?/g, (_, p: string, literal?: string) => literal ?? over[p] ?? ({ org: 'acme', ws: 'agents', trace_id: TRACE, org_id: ORG, ws_id: WS } as Record<string, string>)[p]!)
 // A call that may change the state (a DELETE that is allowed succeeds) gets a state of its own.
 const call = (r: RouteSpec, headers: Record<string, string>, over?: Record<string, string>) =>
   (r.method === 'GET' ? app : appOver(seededState())).request(fill(r.path, over), {
@@ -183,6 +183,9 @@ describe('the access table', () => {
       [`PATCH ${W}/settings/cost-provider`]: 'admin',
       [`GET ${W}/engine-settings`]: 'viewer',
       [`PUT ${W}/engine-settings`]: 'admin',
+      [`GET ${W}/retention`]: 'viewer',
+      [`POST ${W}/:op{retention:preview}`]: 'admin',
+      [`PUT ${W}/retention`]: 'admin',
       'GET /v1/observ/orgs/:org/llm-credentials': 'dev',
       'PUT /v1/observ/orgs/:org/llm-credentials': 'dev',
       'DELETE /v1/observ/orgs/:org/llm-credentials': 'dev',

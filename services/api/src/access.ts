@@ -59,6 +59,10 @@ export const ROUTES = {
   patchBroadenSources: { method: 'PATCH', path: `${WS}/settings/broaden-sources`, role: 'admin', scope: 'workspace-slug' },
   getCostProvider: { method: 'GET', path: `${WS}/settings/cost-provider`, role: 'viewer', scope: 'workspace-slug' },
   patchCostProvider: { method: 'PATCH', path: `${WS}/settings/cost-provider`, role: 'admin', scope: 'workspace-slug' },
+  getRetention: { method: 'GET', path: `${WS}/retention`, role: 'viewer', scope: 'workspace-slug' },
+  // A bare ':' would start a parameter: the segment is matched literally as a one-value pattern.
+  previewRetention: { method: 'POST', path: `${WS}/:op{retention:preview}`, role: 'admin', scope: 'workspace-slug' },
+  putRetention: { method: 'PUT', path: `${WS}/retention`, role: 'admin', scope: 'workspace-slug' },
   getEngineSettings: { method: 'GET', path: `${WS}/engine-settings`, role: 'viewer', scope: 'workspace-slug' },
   putEngineSettings: { method: 'PUT', path: `${WS}/engine-settings`, role: 'admin', scope: 'workspace-slug' },
   getLlmCredentials: { method: 'GET', path: `${OBSERV_ORG}/llm-credentials`, role: 'dev', scope: 'org-slug' },

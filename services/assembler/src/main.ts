@@ -1,4 +1,5 @@
 import { createBus, topicSpecsFor } from '@svc/shared/bus/index'
+import { createCache } from '@svc/shared/cache/index'
 import { loadConfig } from '@svc/shared/config'
 import { ControlPlane } from '@svc/shared/control/control-plane'
 import { createLogger } from '@svc/shared/log'
@@ -12,8 +13,9 @@ const bus = await createBus(config, log)
 await bus.ensureTopics(topicSpecsFor(config))
 const store = await createStore(config, log)
 await migrate(store, log)
+const cache = await createCache(config, log)
 const control = await ControlPlane.start(bus, log)
-const assembler = await startAssembler({ bus, store, control, config, log })
+const assembler = await startAssembler({ bus, store, control, cache, config, log })
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const)
   process.once(signal, async () => {
@@ -22,5 +24,6 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const)
     await control.close()
     await bus.close()
     await store.close()
+    await cache.close()
     process.exit(0)
   })

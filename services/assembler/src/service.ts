@@ -1,9 +1,11 @@
 import type { Logger } from '@svc/shared/log'
 import { TOPICS } from '@svc/shared/bus/topics'
 import type { Bus, Subscription } from '@svc/shared/bus/types'
+import type { Cache } from '@svc/shared/cache/types'
 import type { Config } from '@svc/shared/config'
 import type { ControlState } from '@svc/shared/control/state'
 import { enabledTraceEngines } from '@svc/shared/domain/engines'
+import { workspaceRetentionHours } from '@svc/shared/domain/retention'
 import { createBatchWriter } from '@svc/shared/store/batch-writer'
 import { reconcileTraceTotals, storedSpans, tracesWithTotals } from '@svc/shared/store/queries/trace-totals'
 import { traceKey } from '@svc/shared/bus/records'
@@ -12,13 +14,18 @@ import type { Store } from '@svc/shared/store/types'
 import { spanKey } from './assemble.js'
 import { emitCompletions } from './completion.js'
 import { deadLetterBatchHandler } from './dead-letter-sink.js'
+import { retentionSweeper } from './retention-sweeper.js'
 import { spanBatchHandler } from './span-consumer.js'
 import { TraceTracker } from './trace-tracker.js'
+
+type RetentionSweeper = ReturnType<typeof retentionSweeper>
 
 export interface AssemblerDeps {
   bus: Bus
   store: Store
   control: { state: ControlState }
+  /** Coordinates the hourly retention sweep across processes. */
+  cache: Cache
   config: Config
   log: Logger
 }
@@ -30,7 +37,7 @@ const RECOVERY_WINDOW_MS = 6 * 3600_000
  * The assembler: spans.raw.v1 -> spans_v1 (and, through traces_v1_mv, traces_v1),
  * quiet traces -> engine.<name>.jobs.v1, spans.raw.v1.dlq -> dead_letters_v1.
  */
-export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Promise<void>; tracker: TraceTracker }> {
+export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Promise<void>; tracker: TraceTracker; sweepRetention: RetentionSweeper['sweepOnce'] }> {
   const { bus, store, control, config } = deps
   const log = deps.log.child({ component: 'assembler' })
   const tracker = new TraceTracker(config.SVC_TRACE_QUIET_MS)
@@ -56,7 +63,7 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
         sink: writer,
         tracker,
         log,
-        retentionHoursFor: (ws) => control.state.setting(ws, 'retention_hours', config.SVC_DEFAULT_RETENTION_HOURS),
+        retentionHoursFor: (ws) => workspaceRetentionHours(control.state, ws, config.SVC_DEFAULT_RETENTION_HOURS),
         storedSpans: async (rows) => new Set((await storedSpans(store, rows)).map(spanKey)),
         tracesWithTotals: async (traces) => new Set((await tracesWithTotals(store, traces)).map((t) => traceKey(t.workspace_id, t.trace_id))),
         reconcile: (traces) => reconcileTraceTotals(store, traces),
@@ -84,11 +91,21 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
     ticking = ticking.then(tick)
   }, Math.min(1000, Math.max(50, Math.floor(config.SVC_TRACE_QUIET_MS / 4))))
 
+  const sweeper = retentionSweeper({ store, state: control.state, cache: deps.cache, defaultHours: config.SVC_DEFAULT_RETENTION_HOURS, log })
+  let sweeping: Promise<unknown> = Promise.resolve()
+  const sweepTimer = setInterval(() => {
+    sweeping = sweeping.then(() => sweeper.sweepOnce()).catch((err) => log.warn({ err }, 'retention sweep failed'))
+  }, config.SVC_RETENTION_SWEEP_MS)
+  sweepTimer.unref()
+
   log.info('assembler running')
   return {
     tracker,
+    sweepRetention: (nowMs) => (sweeping = sweeping.then(() => sweeper.sweepOnce(nowMs))) as ReturnType<RetentionSweeper['sweepOnce']>,
     async close() {
       clearInterval(timer)
+      clearInterval(sweepTimer)
+      await sweeping.catch(() => {})
       await Promise.all(subs.map((s) => s.close()))
       await writer.close()
       await ticking

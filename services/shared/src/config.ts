@@ -58,6 +58,8 @@ export const ConfigSchema = z
     SVC_ASSEMBLER_FLUSH_MS: positiveInt.default(50),
     /** Default retention of new spans, hours (workspaces override it later). */
     SVC_DEFAULT_RETENTION_HOURS: positiveInt.default(720),
+    // How often the retention sweeper runs (it deletes by hourly cutoffs).
+    SVC_RETENTION_SWEEP_MS: positiveInt.default(3_600_000),
 
     SVC_INIT_ORG_SLUG: optionalString,
     SVC_INIT_WORKSPACE_SLUG: optionalString,

@@ -1,6 +1,7 @@
 /** GET /traces (the page envelope) and GET /traces/{trace_id} (the detail), read from ClickHouse. */
 import { Hono } from 'hono'
 import type { ControlState } from '@svc/shared/control/state'
+import { workspaceRetentionHours } from '@svc/shared/domain/retention'
 import { SCHEMA_VERSION, SCORER_VERSION } from '@svc/shared/domain/versions'
 import { notFound } from '@svc/shared/http/errors'
 import { getTrace, listTraces } from '@svc/shared/store/queries/traces'
@@ -18,7 +19,7 @@ export function traceRoutes({ store, state, defaultRetentionHours }: TraceRouteD
   const app = new Hono()
   // Reads apply the workspace's current retention at once; physical deletion (TTL) follows later.
   const retentionFloorNs = (workspaceId: string) =>
-    BigInt(Date.now() - state.setting(workspaceId, 'retention_hours', defaultRetentionHours) * 3600_000) * 1_000_000n
+    BigInt(Date.now() - workspaceRetentionHours(state, workspaceId, defaultRetentionHours) * 3600_000) * 1_000_000n
 
   mount(app, ROUTES.listTraces, state, async (c) => {
     const q = parseTraceListQuery(c.req.query())

@@ -1,0 +1,114 @@
+/**
+ * Data retention of a workspace: read, preview a new window (read-only, with a
+ * confirm token), and change it. Shortening deletes data, so it needs the token of
+ * a preview whose figures still hold: the token carries the preview's hourly cutoff
+ * and counts, signed; at PUT the counts are taken again and any difference (late
+ * spans, a sweep, the hour moving on) makes it stale (409). Reads apply a new window
+ * at once; the sweeper (assembler) then deletes what is outside it.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { Hono } from 'hono'
+import { z } from 'zod'
+import type { ControlWriter } from '@svc/shared/control/control-plane'
+import type { MasterKey } from '@svc/shared/control/envelope'
+import { RETENTION_HOURS, ROLLUP_SAFE_HOURS, effectiveRetentionHours, retentionCutoffMs, type RetentionSetting } from '@svc/shared/domain/retention'
+import { conflict, unprocessable } from '@svc/shared/http/errors'
+import { previewExpiry, type ExpiryPreview } from '@svc/shared/store/queries/retention'
+import type { Store } from '@svc/shared/store/types'
+import { mount, ROUTES, targetWorkspace } from '../access.js'
+import { actorOf } from '../actor.js'
+import { jsonBody } from './auth.js'
+
+const Hours = z.number().int().refine((h) => (RETENTION_HOURS as readonly number[]).includes(h), { message: `hours must be one of ${RETENTION_HOURS.join(', ')}` })
+
+interface TokenClaims {
+  ws: string
+  hours: number
+  cutoff_ms: number
+  spans: number
+  traces: number
+}
+
+export function retentionRoutes(control: ControlWriter, deps: { store: Store; master: MasterKey; defaultRetentionHours: number }): Hono {
+  const app = new Hono()
+  const { state } = control
+  const { store } = deps
+  const tokenKey = createHmac('sha256', deps.master.key).update('retention-confirm-token').digest()
+  const sign = (payload: string) => createHmac('sha256', tokenKey).update(payload).digest('base64url')
+  const issue = (claims: TokenClaims) => {
+    const payload = Buffer.from(JSON.stringify(claims)).toString('base64url')
+    return `${payload}.${sign(payload)}`
+  }
+  const verify = (token: string): TokenClaims | null => {
+    const [payload, mac] = token.split('.')
+    if (!payload || !mac) return null
+    const want = Buffer.from(sign(payload))
+    const got = Buffer.from(mac)
+    if (want.length !== got.length || !timingSafeEqual(want, got)) return null
+    try {
+      return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as TokenClaims
+    } catch {
+      return null
+    }
+  }
+
+  const view = (wsId: string) => {
+    const s = state.setting<RetentionSetting | undefined>(wsId, 'retention', undefined)
+    const effective = effectiveRetentionHours(s, deps.defaultRetentionHours)
+    return {
+      enabled: s?.enabled ?? false,
+      hours: s?.hours ?? deps.defaultRetentionHours,
+      effective_hours: effective,
+      updated_at: s ? new Date(s.updated_at_ms).toISOString() : null,
+      rollups_thin_out: effective < ROLLUP_SAFE_HOURS,
+      ...(effective < ROLLUP_SAFE_HOURS ? { warning: `data expires after ${effective} hours, before daily roll-ups (drift, correlation, savings) run: those panels thin out` } : {}),
+    }
+  }
+
+  const preview = (wsId: string, hours: number, nowMs = Date.now()): Promise<ExpiryPreview & { cutoffMs: number }> => {
+    const cutoffMs = retentionCutoffMs(nowMs, hours)
+    return previewExpiry(store, wsId, cutoffMs).then((p) => ({ ...p, cutoffMs }))
+  }
+
+  mount(app, ROUTES.getRetention, state, (c) => c.json(view(targetWorkspace(c).id)))
+
+  mount(app, ROUTES.previewRetention, state, async (c) => {
+    const ws = targetWorkspace(c)
+    const body = await jsonBody(c, z.unknown())
+    const parsed = z.object({ hours: Hours }).strict().safeParse(body)
+    if (!parsed.success) throw unprocessable('send exactly { hours } with one of the allowed values', { accepted_hours: RETENTION_HOURS, issues: parsed.error.issues.map((i) => i.message) })
+    const p = await preview(ws.id, parsed.data.hours)
+    return c.json({
+      hours: parsed.data.hours,
+      spans_to_delete: p.spans,
+      traces_affected: p.traces,
+      oldest_deleted: p.oldestNs === null ? null : new Date(Number(BigInt(p.oldestNs) / 1_000_000n)).toISOString(),
+      confirm_token: issue({ ws: ws.id, hours: parsed.data.hours, cutoff_ms: p.cutoffMs, spans: p.spans, traces: p.traces }),
+    })
+  })
+
+  mount(app, ROUTES.putRetention, state, async (c) => {
+    const ws = targetWorkspace(c)
+    const body = await jsonBody(c, z.unknown())
+    const parsed = z.object({ enabled: z.boolean(), hours: Hours.nullish(), confirm_token: z.string().max(2048).nullish() }).safeParse(body)
+    if (!parsed.success) throw unprocessable('invalid retention change', { accepted_hours: RETENTION_HOURS, issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) })
+    const current = state.setting<RetentionSetting | undefined>(ws.id, 'retention', undefined)
+    const next: RetentionSetting = { enabled: parsed.data.enabled, hours: parsed.data.hours ?? current?.hours ?? deps.defaultRetentionHours, updated_at_ms: Date.now() }
+    const before = effectiveRetentionHours(current, deps.defaultRetentionHours)
+    const after = effectiveRetentionHours(next, deps.defaultRetentionHours)
+    if (after < before) {
+      const token = parsed.data.confirm_token
+      if (!token) throw unprocessable(`shortening retention from ${before} to ${after} hours deletes data: run POST retention:preview and send its confirm_token`)
+      const claims = verify(token)
+      if (!claims || claims.ws !== ws.id) throw unprocessable('confirm_token is not a token of this workspace; run retention:preview again')
+      if (claims.hours !== after) throw conflict(`confirm_token was issued for ${claims.hours} hours, not ${after}; run retention:preview again`)
+      const now = await preview(ws.id, after)
+      if (now.cutoffMs !== claims.cutoff_ms || now.spans !== claims.spans || now.traces !== claims.traces)
+        throw conflict('the data changed since the preview (its figures no longer hold); run retention:preview again', { previewed: { spans: claims.spans, traces: claims.traces }, now: { spans: now.spans, traces: now.traces } })
+    }
+    await control.append([{ type: 'workspace.setting_set', payload: { workspace_id: ws.id, name: 'retention', value: next } }], actorOf(c))
+    return c.json(view(ws.id))
+  })
+
+  return app
+}

@@ -1,0 +1,37 @@
+/**
+ * Workspace retention: the allowed windows, the effective window, and the hourly
+ * cutoff that previews, confirm tokens and the sweeper share.
+ *
+ * A workspace with retention disabled (or never set) keeps the deployment default
+ * (SVC_DEFAULT_RETENTION_HOURS); enabling it applies its own window.
+ */
+export const RETENTION_HOURS = [24, 48, 168, 336, 720, 1440, 2160, 4320, 8760] as const
+
+/** Below this, daily roll-ups (drift, correlation, savings) run less often than data expires. */
+export const ROLLUP_SAFE_HOURS = 48
+
+export interface RetentionSetting {
+  enabled: boolean
+  hours: number
+  updated_at_ms: number
+}
+
+const HOUR_MS = 3_600_000
+
+export function effectiveRetentionHours(setting: RetentionSetting | undefined, defaultHours: number): number {
+  return setting?.enabled ? setting.hours : defaultHours
+}
+
+/**
+ * Spans that started before this are outside a window of `hours`. The cutoff moves
+ * in whole hours, so a preview, its confirm token and the sweeper agree on what
+ * "would be deleted" for an hour at a time.
+ */
+export function retentionCutoffMs(nowMs: number, hours: number): number {
+  return Math.floor(nowMs / HOUR_MS) * HOUR_MS - hours * HOUR_MS
+}
+
+/** The effective window of a workspace as the folded control state has it. */
+export function workspaceRetentionHours(state: { setting<T>(ws: string, name: string, fallback: T): T }, workspaceId: string, defaultHours: number): number {
+  return effectiveRetentionHours(state.setting<RetentionSetting | undefined>(workspaceId, 'retention', undefined), defaultHours)
+}
