@@ -183,6 +183,8 @@ describe('the access table', () => {
       [`PATCH ${W}/settings/cost-provider`]: 'admin',
       [`GET ${W}/engine-settings`]: 'viewer',
       [`PUT ${W}/engine-settings`]: 'admin',
+      [`GET ${W}/cost-budget`]: 'viewer',
+      [`PUT ${W}/cost-budget`]: 'admin',
       [`GET ${W}/retention`]: 'viewer',
       [`POST ${W}/:op{retention:preview}`]: 'admin',
       [`PUT ${W}/retention`]: 'admin',

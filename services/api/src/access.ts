@@ -63,6 +63,8 @@ export const ROUTES = {
   // A bare ':' would start a parameter: the segment is matched literally as a one-value pattern.
   previewRetention: { method: 'POST', path: `${WS}/:op{retention:preview}`, role: 'admin', scope: 'workspace-slug' },
   putRetention: { method: 'PUT', path: `${WS}/retention`, role: 'admin', scope: 'workspace-slug' },
+  getCostBudget: { method: 'GET', path: `${WS}/cost-budget`, role: 'viewer', scope: 'workspace-slug' },
+  putCostBudget: { method: 'PUT', path: `${WS}/cost-budget`, role: 'admin', scope: 'workspace-slug' },
   getEngineSettings: { method: 'GET', path: `${WS}/engine-settings`, role: 'viewer', scope: 'workspace-slug' },
   putEngineSettings: { method: 'PUT', path: `${WS}/engine-settings`, role: 'admin', scope: 'workspace-slug' },
   getLlmCredentials: { method: 'GET', path: `${OBSERV_ORG}/llm-credentials`, role: 'dev', scope: 'org-slug' },

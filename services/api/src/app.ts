@@ -15,6 +15,7 @@ import { requestId } from './middleware/request-id.js'
 import { requestLog } from './middleware/request-log.js'
 import { loginRoutes, meRoutes } from './routes/auth.js'
 import { apiKeyRoutes } from './routes/api-keys.js'
+import { budgetRoutes } from './routes/budgets.js'
 import { credentialRoutes } from './routes/credentials.js'
 import { retentionRoutes } from './routes/retention.js'
 import { settingRoutes } from './routes/settings.js'
@@ -53,6 +54,7 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   app.route('/', apiKeyRoutes(deps.control, deps.cache))
   app.route('/', settingRoutes(deps.control, { defaultCostProvider: deps.defaultCostProvider }))
   app.route('/', credentialRoutes(deps.control, deps.masterKey))
+  app.route('/', budgetRoutes(deps.control, store))
   app.route('/', retentionRoutes(deps.control, { store, master: deps.masterKey, defaultRetentionHours: deps.defaultRetentionHours }))
   app.route('/', traceRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
   app.onError(jsonErrorHandler(log))

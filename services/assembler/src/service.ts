@@ -13,12 +13,14 @@ import { findUncompletedTraces } from '@svc/shared/store/queries/traces'
 import type { Store } from '@svc/shared/store/types'
 import { spanKey } from './assemble.js'
 import { emitCompletions } from './completion.js'
+import { budgetWatch } from './budget-watch.js'
 import { deadLetterBatchHandler } from './dead-letter-sink.js'
 import { retentionSweeper } from './retention-sweeper.js'
 import { spanBatchHandler } from './span-consumer.js'
 import { TraceTracker } from './trace-tracker.js'
 
 type RetentionSweeper = ReturnType<typeof retentionSweeper>
+type BudgetWatch = ReturnType<typeof budgetWatch>
 
 export interface AssemblerDeps {
   bus: Bus
@@ -37,7 +39,7 @@ const RECOVERY_WINDOW_MS = 6 * 3600_000
  * The assembler: spans.raw.v1 -> spans_v1 (and, through traces_v1_mv, traces_v1),
  * quiet traces -> engine.<name>.jobs.v1, spans.raw.v1.dlq -> dead_letters_v1.
  */
-export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Promise<void>; tracker: TraceTracker; sweepRetention: RetentionSweeper['sweepOnce'] }> {
+export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Promise<void>; tracker: TraceTracker; sweepRetention: RetentionSweeper['sweepOnce']; checkBudgets: BudgetWatch['checkOnce'] }> {
   const { bus, store, control, config } = deps
   const log = deps.log.child({ component: 'assembler' })
   const tracker = new TraceTracker(config.SVC_TRACE_QUIET_MS)
@@ -97,14 +99,23 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
     sweeping = sweeping.then(() => sweeper.sweepOnce()).catch((err) => log.warn({ err }, 'retention sweep failed'))
   }, config.SVC_RETENTION_SWEEP_MS)
   sweepTimer.unref()
+  const budgets = budgetWatch({ bus, store, state: control.state, cache: deps.cache, log })
+  let checking: Promise<unknown> = Promise.resolve()
+  const budgetTimer = setInterval(() => {
+    checking = checking.then(() => budgets.checkOnce()).catch((err) => log.warn({ err }, 'budget check failed'))
+  }, config.SVC_BUDGET_CHECK_MS)
+  budgetTimer.unref()
 
   log.info('assembler running')
   return {
     tracker,
+    checkBudgets: (nowMs) => (checking = checking.then(() => budgets.checkOnce(nowMs))) as ReturnType<BudgetWatch['checkOnce']>,
     sweepRetention: (nowMs) => (sweeping = sweeping.then(() => sweeper.sweepOnce(nowMs))) as ReturnType<RetentionSweeper['sweepOnce']>,
     async close() {
       clearInterval(timer)
       clearInterval(sweepTimer)
+      clearInterval(budgetTimer)
+      await checking.catch(() => {})
       await sweeping.catch(() => {})
       await Promise.all(subs.map((s) => s.close()))
       await writer.close()

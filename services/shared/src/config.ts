@@ -60,6 +60,8 @@ export const ConfigSchema = z
     SVC_DEFAULT_RETENTION_HOURS: positiveInt.default(720),
     // How often the retention sweeper runs (it deletes by hourly cutoffs).
     SVC_RETENTION_SWEEP_MS: positiveInt.default(3_600_000),
+    // How often spend is compared with cost budgets.
+    SVC_BUDGET_CHECK_MS: positiveInt.default(60_000),
 
     SVC_INIT_ORG_SLUG: optionalString,
     SVC_INIT_WORKSPACE_SLUG: optionalString,

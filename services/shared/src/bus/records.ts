@@ -46,6 +46,18 @@ export interface DeadLetterRecord {
   received_at_ms: number
 }
 
+export interface BudgetAlertRecord {
+  org_id: string
+  workspace_id: string
+  period: 'day' | 'month'
+  period_start: string
+  level: 'warn' | 'cap'
+  spend_usd: number
+  cap_usd: number
+  warn_pct: number
+  raised_at_ms: number
+}
+
 export interface ControlEventRecord {
   event_id: string
   type: string
@@ -58,6 +70,7 @@ export const spanV1 = loadAvroType<SpanRecord>('span.v1.avsc')
 export const traceCompletedV1 = loadAvroType<TraceCompletedRecord>('trace-completed.v1.avsc')
 export const deadLetterV1 = loadAvroType<DeadLetterRecord>('dead-letter.v1.avsc')
 export const controlEventV1 = loadAvroType<ControlEventRecord>('control-event.v1.avsc')
+export const budgetAlertV1 = loadAvroType<BudgetAlertRecord>('budget-alert.v1.avsc')
 
 /** Spans of one trace share a partition, so one assembler sees the whole trace. */
 export const traceKey = (workspaceId: string, traceId: string) => `${workspaceId}:${traceId}`

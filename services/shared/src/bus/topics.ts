@@ -11,6 +11,8 @@ export const TOPICS = {
   spansRawDlq: 'spans.raw.v1.dlq',
   /** ControlEvent (control-event.v1.avsc): one partition, kept forever, folded by every process. */
   controlEvents: 'control.events.v1',
+  /** BudgetAlert (budget-alert.v1.avsc), key workspace_id: cost budget thresholds crossed (advisory). */
+  budgetAlerts: 'budget.alerts.v1',
 } as const
 
 /** Engines that run per trace and so get a job topic (fleet_monitor is workspace-level, daily). */
@@ -42,6 +44,7 @@ export function allTopicSpecs(opts: { partitions: number; replicationFactor: num
     { name: TOPICS.spansRaw, partitions, replicationFactor },
     { name: TOPICS.spansRawDlq, partitions: 1, replicationFactor },
     { name: TOPICS.controlEvents, partitions: 1, replicationFactor, retentionMs: -1 },
+    { name: TOPICS.budgetAlerts, partitions: 1, replicationFactor },
     ...TRACE_ENGINES.map((e) => ({ name: engineJobsTopic(e), partitions, replicationFactor })),
   ]
 }

@@ -1,0 +1,42 @@
+/**
+ * Cost budgets of a workspace (advisory): GET shows the caps and the current day
+ * and month spend; PUT replaces the whole object (a period left out has no cap).
+ * The assembler's budget watch raises the alerts (budget.alerts.v1 and the log).
+ */
+import { Hono } from 'hono'
+import { z } from 'zod'
+import type { ControlWriter } from '@svc/shared/control/control-plane'
+import { DEFAULT_WARN_PCT, periodStarts, type Budgets } from '@svc/shared/domain/budgets'
+import { unprocessable } from '@svc/shared/http/errors'
+import { workspaceSpend } from '@svc/shared/store/queries/spend'
+import type { Store } from '@svc/shared/store/types'
+import { mount, ROUTES, targetWorkspace } from '../access.js'
+import { actorOf } from '../actor.js'
+import { jsonBody } from './auth.js'
+
+const Period = z.object({ cap_usd: z.number().finite().nonnegative(), warn_pct: z.number().min(0).max(1).default(DEFAULT_WARN_PCT) }).strict()
+const Body = z.object({ budgets: z.object({ day: Period.optional(), month: Period.optional() }).strict() }).strict()
+
+const round = (usd: number) => Math.round(usd * 1e6) / 1e6
+
+export function budgetRoutes(control: ControlWriter, store: Store): Hono {
+  const app = new Hono()
+  const { state } = control
+  const view = async (wsId: string) => {
+    const spend = await workspaceSpend(store, wsId, periodStarts(Date.now()))
+    return { budgets: state.setting<Budgets>(wsId, 'cost_budget', {}), current: { day_spend_usd: round(spend.day), month_spend_usd: round(spend.month) } }
+  }
+
+  mount(app, ROUTES.getCostBudget, state, async (c) => c.json(await view(targetWorkspace(c).id)))
+
+  mount(app, ROUTES.putCostBudget, state, async (c) => {
+    const ws = targetWorkspace(c)
+    const parsed = Body.safeParse(await jsonBody(c, z.unknown()))
+    if (!parsed.success)
+      throw unprocessable('budgets must be { day?, month? }, each { cap_usd: number >= 0, warn_pct?: 0.0-1.0 (default 0.8) }', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })))
+    await control.append([{ type: 'workspace.setting_set', payload: { workspace_id: ws.id, name: 'cost_budget', value: parsed.data.budgets } }], actorOf(c))
+    return c.json(await view(ws.id))
+  })
+
+  return app
+}
