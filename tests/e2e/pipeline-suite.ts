@@ -7,6 +7,7 @@ import { traceCompletedV1 } from '@svc/shared/bus/records'
 import { engineJobsTopic } from '@svc/shared/bus/topics'
 import { eventually, startTestStack, TEST_KEY, TEST_PASSWORD, type BusMode } from '../support/stack.js'
 import { agentTrace, hex, otlpEnvelope } from '../support/traces.js'
+import { walkAllRoutes } from './route-walk.js'
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>
 
@@ -184,6 +185,16 @@ export function pipelineSuite(mode: BusMode) {
       expect(((await (await fetch(`${s.apiUrl}/v1/orgs/${orgId}`, { headers: owner2 })).json()) as { contact_email: string }).contact_email).toBe('ops@acme.test')
       expect((await send()).status).toBe(401)
       expect((await ingest(otlpEnvelope(agentTrace({ spans: 2 }).spans))).status).toBe(202)
+    })
+
+    it('answers every read-API route on this bus (a walk of the whole access table as the owner)', async () => {
+      const login = await fetch(s.apiUrl + '/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@acme.test', password: TEST_PASSWORD }) })
+      const auth = { authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}` }
+      const t = agentTrace({ spans: 3 })
+      expect((await ingest(otlpEnvelope(t.spans))).status).toBe(202)
+      await eventually(() => listed(t.traceId))
+      const orgId = [...s.control.state.orgs.values()].find((o) => o.slug === 'acme')!.id
+      await walkAllRoutes(s.apiUrl, auth, { org: 'acme', orgId, ws: 'agents', traceId: t.traceId })
     })
 
     it('serves health, whoami, sdk-config, login and me', async () => {

@@ -1,0 +1,87 @@
+import { expect } from 'vitest'
+import { ROUTES } from '@svc/api/access'
+
+type RouteName = keyof typeof ROUTES
+interface Step {
+  route: RouteName
+  params?: Record<string, string>
+  body?: unknown
+  status: number
+  /** Checks the response body; may return values later steps use. */
+  check?(body: any, ctx: Record<string, string>): void
+}
+
+/**
+ * Every route of the access table, called once on a running stack in an order
+ * where each call can succeed (creations before the reads and deletions that need
+ * them). The walk fails if a route is missing from it, so a new route must be added.
+ */
+export async function walkAllRoutes(apiUrl: string, auth: Record<string, string>, ids: { org: string; orgId: string; ws: string; traceId: string }) {
+  const ctx: Record<string, string> = { org: ids.org, org_id: ids.orgId, ws: ids.ws, trace_id: ids.traceId }
+  const steps: Step[] = [
+    { route: 'me', status: 200, check: (b, c) => void (c.me = b.user_id) },
+    { route: 'getOrg', status: 200, check: (b) => expect(b.id).toBe(ids.orgId) },
+    { route: 'patchOrg', body: { team_count: '2-10' }, status: 200 },
+    { route: 'listMembers', status: 200 },
+    { route: 'addMember', body: { email: 'walker@acme.test', role: 'dev', password: 'long enough pw' }, status: 201, check: (b, c) => void (c.user_id = b.user_id) },
+    { route: 'patchMember', params: { user_id: '$user_id' }, body: { new_role: 'admin' }, status: 200 },
+    { route: 'createWorkspace', body: { name: 'Walk One' }, status: 201, check: (b, c) => void (c.ws_id = b.id) },
+    { route: 'createWorkspaceBySlug', body: { name: 'Walk Two', slug: 'walk-two' }, status: 201 },
+    { route: 'listWorkspaces', status: 200 },
+    { route: 'getWorkspace', params: { ws_id: '$ws_id' }, status: 200 },
+    { route: 'patchWorkspace', params: { ws_id: '$ws_id' }, body: { name: 'Walk One renamed' }, status: 200 },
+    { route: 'createApiKey', body: { name: 'walk' }, status: 201, check: (b, c) => void (c.key_id = b.id) },
+    { route: 'listApiKeys', status: 200 },
+    { route: 'revokeApiKey', params: { key_id: '$key_id' }, status: 204 },
+    { route: 'getCaptureText', status: 200 },
+    { route: 'patchCaptureText', body: { capture_text: false }, status: 200 },
+    { route: 'getBroadenSources', status: 200 },
+    { route: 'patchBroadenSources', body: { broaden_sources: true }, status: 200 },
+    { route: 'getCostProvider', status: 200 },
+    { route: 'patchCostProvider', body: { cost_provider: 'OpenAI' }, status: 200, check: (b) => expect(b.cost_provider).toBe('openai') },
+    { route: 'getRetention', status: 200 },
+    { route: 'previewRetention', body: { hours: 8760 }, status: 200 },
+    { route: 'putRetention', body: { enabled: true, hours: 8760 }, status: 200 },
+    { route: 'getCostBudget', status: 200 },
+    { route: 'putCostBudget', body: { budgets: { day: { cap_usd: 100 } } }, status: 200 },
+    { route: 'getEngineSettings', status: 200 },
+    { route: 'putEngineSettings', body: { engines: { savings: false } }, status: 200 },
+    { route: 'putEngineSettings', body: { engines: {} }, status: 200 },
+    { route: 'getLlmCredentials', status: 200 },
+    { route: 'putLlmCredentials', body: { provider: 'openai', model_id: 'gpt-4o-mini', api_key: 'sk-walk-secret-0000' }, status: 200, check: (b) => expect(b.api_key_last4).toBe('0000') },
+    { route: 'patchLlmFallback', body: { enabled: true }, status: 200 },
+    { route: 'deleteLlmCredentials', status: 204 },
+    { route: 'getSearchCredentials', status: 200 },
+    { route: 'putSearchCredentials', body: { api_key: 'search-walk-secret' }, status: 200 },
+    { route: 'deleteSearchCredentials', status: 204 },
+    { route: 'listTraces', status: 200 },
+    { route: 'getTrace', status: 200 },
+    { route: 'removeMember', params: { user_id: '$user_id' }, status: 204 },
+    { route: 'deleteWorkspace', params: { ws_id: '$ws_id' }, status: 204 },
+    // Last: afterwards the caller is admin.
+    { route: 'transferOwnership', body: { to_user_id: '$owner2' }, status: 200 },
+  ]
+  const walked = new Set(steps.map((s) => s.route))
+  expect(Object.keys(ROUTES).filter((r) => !walked.has(r as RouteName))).toEqual([])
+
+  for (const step of steps) {
+    const route = ROUTES[step.route]
+    if (step.route === 'transferOwnership') {
+      const made = await fetch(`${apiUrl}/v1/orgs/${ids.orgId}/members`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'heir@acme.test', role: 'viewer', password: 'heir password' }) })
+      ctx.owner2 = ((await made.json()) as { user_id: string }).user_id
+    }
+    const values = { ...ctx, ...Object.fromEntries(Object.entries(step.params ?? {}).map(([k, v]) => [k, v.startsWith('$') ? ctx[v.slice(1)]! : v])) }
+    const path = route.path.replace(/:(\w+)(?:\{([^}]+)\})?/g, (_, p: string, literal?: string) => literal ?? values[p]!)
+    const body = step.body === undefined ? undefined : JSON.stringify(step.body).replace(/"\$(\w+)"/g, (_, k: string) => JSON.stringify(ctx[k]))
+    const res = await fetch(apiUrl + path, { method: route.method, headers: { ...auth, 'content-type': 'application/json' }, body })
+    const text = await res.text()
+    expect({ route: step.route, status: res.status }, text).toEqual({ route: step.route, status: step.status })
+    step.check?.(text ? JSON.parse(text) : null, ctx)
+  }
+
+  // Hand ownership back, so the stack is as it was for whoever runs next.
+  const login = await fetch(`${apiUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'heir@acme.test', password: 'heir password' }) })
+  const heir = { authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}`, 'content-type': 'application/json' }
+  const back = await fetch(`${apiUrl}/v1/orgs/${ids.orgId}/transfer-ownership`, { method: 'POST', headers: heir, body: JSON.stringify({ to_user_id: ctx.me }) })
+  expect(back.status).toBe(200)
+}
