@@ -1,31 +1,10 @@
 /** Retention over the real app and embedded ClickHouse: preview, confirm tokens, reads applying the window. */
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMemoryCache } from '@svc/shared/cache/memory'
-import { loadConfig } from '@svc/shared/config'
-import { foldingWriter } from '@svc/shared/control/control-plane'
-import { masterKeyFrom } from '@svc/shared/control/envelope'
-import type { ControlEvent } from '@svc/shared/control/events'
-import { hashApiKey, stableUuid } from '@svc/shared/control/secrets'
-import { ControlState } from '@svc/shared/control/state'
-import { createLogger } from '@svc/shared/log'
-import { createStore } from '@svc/shared/store/index'
-import { migrate } from '@svc/shared/store/migrate'
-import type { Store } from '@svc/shared/store/types'
-import { createApiApp } from '../app.js'
+import { apiHarness, ORG, WS, type Harness } from '../test-support/harness.js'
 
-const ORG = stableUuid('org:acme')
-const WS = stableUuid('ws:agents')
 const KEY = `dr_${'r'.repeat(40)}`
 const HOUR = 3_600_000
-let n = 0
-const ev = (type: ControlEvent['type'], payload: unknown) => ({ type, payload, actor: 'test', at_ms: 1, event_id: String(n++) }) as ControlEvent
-const state = new ControlState()
-let store: Store
-let app: ReturnType<typeof createApiApp>
+let h: Harness
 
 /** One span per trace, started `ageHours` ago. */
 const span = (trace: string, ageHours: number) => {
@@ -40,20 +19,14 @@ const MONTH = 'b'.repeat(32) // 20 days
 const FRESH = 'c'.repeat(32) // 2 hours
 
 beforeAll(async () => {
-  state.apply(ev('org.created', { org_id: ORG, slug: 'acme', name: 'Acme' }))
-  state.apply(ev('workspace.created', { workspace_id: WS, org_id: ORG, slug: 'agents', name: 'Agents' }))
-  state.apply(ev('api_key.created', { key_id: 'k', org_id: ORG, workspace_id: WS, project_id: 'p', role: 'admin', name: 'a', key_hash: hashApiKey(KEY), key_last4: 'rrrr' }))
-  const log = createLogger({ level: 'silent' })
-  store = await createStore(loadConfig({ SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'api-retention-')) }), log)
-  await migrate(store, log)
-  await store.insert('spans_v1', [span(OLD, 60 * 24), span(MONTH, 20 * 24), span(FRESH, 2)])
-  app = createApiApp({ store, cache: createMemoryCache(), control: foldingWriter(state), jwtSecret: 's', jwtTtlSeconds: 600, defaultRetentionHours: 2160, defaultCostProvider: 'openai', masterKey: masterKeyFrom(randomBytes(32)), log })
+  h = await apiHarness({ keys: { [KEY]: 'admin' }, defaultRetentionHours: 2160 })
+  await h.store.insert('spans_v1', [span(OLD, 60 * 24), span(MONTH, 20 * 24), span(FRESH, 2)])
 }, 60_000)
-afterAll(() => store?.close())
+afterAll(() => h?.close())
 
 const W = '/v1/observ/orgs/acme/workspaces/agents'
 async function req(method: string, path: string, body?: unknown) {
-  const res = await app.request(W + path, { method, headers: { 'content-type': 'application/json', 'x-svc-api-key': KEY }, body: body === undefined ? undefined : JSON.stringify(body) })
+  const res = await h.app.request(W + path, { method, headers: { 'content-type': 'application/json', 'x-svc-api-key': KEY }, body: body === undefined ? undefined : JSON.stringify(body) })
   return { status: res.status, body: (await res.json()) as any }
 }
 
@@ -82,7 +55,7 @@ describe('retention', () => {
 
     const token = (await req('POST', '/retention:preview', { hours: 720 })).body.confirm_token
     // Data changes after the preview: a late span older than the new window arrives.
-    await store.insert('spans_v1', [span('d'.repeat(32), 50 * 24)])
+    await h.store.insert('spans_v1', [span('d'.repeat(32), 50 * 24)])
     expect((await req('PUT', '/retention', { enabled: true, hours: 720, confirm_token: token })).status).toBe(409)
 
     const fresh = (await req('POST', '/retention:preview', { hours: 720 })).body.confirm_token

@@ -1,55 +1,29 @@
 /** Workspace settings, engine settings and credentials over the real app. */
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMemoryCache } from '@svc/shared/cache/memory'
-import { loadConfig } from '@svc/shared/config'
-import { foldingWriter } from '@svc/shared/control/control-plane'
-import { masterKeyFrom, openSecret } from '@svc/shared/control/envelope'
-import type { ControlEvent } from '@svc/shared/control/events'
-import { hashApiKey, stableUuid } from '@svc/shared/control/secrets'
-import { ControlState } from '@svc/shared/control/state'
+import { openSecret } from '@svc/shared/control/envelope'
 import { createLogger } from '@svc/shared/log'
-import { createStore } from '@svc/shared/store/index'
-import { migrate } from '@svc/shared/store/migrate'
-import type { Store } from '@svc/shared/store/types'
-import { createApiApp } from '../app.js'
+import { apiHarness, ORG, WS, type Harness } from '../test-support/harness.js'
 import { llmContext } from './credentials.js'
 
-const ORG = stableUuid('org:acme')
-const WS = stableUuid('ws:agents')
 const ADMIN = `dr_${'a'.repeat(40)}`
 const DEV = `dr_${'d'.repeat(40)}`
 const SECRET_LLM = 'sk-live-THE-LLM-SECRET-7q9z'
 const SECRET_SEARCH = 'tvly-THE-SEARCH-SECRET-k3x8'
-const master = masterKeyFrom(randomBytes(32))
 
-let n = 0
-const ev = (type: ControlEvent['type'], payload: unknown) => ({ type, payload, actor: 'test', at_ms: 1, event_id: String(n++) }) as ControlEvent
-const state = new ControlState()
 const logLines: string[] = []
-let store: Store
-let app: ReturnType<typeof createApiApp>
+let h: Harness
 
 beforeAll(async () => {
-  state.apply(ev('org.created', { org_id: ORG, slug: 'acme', name: 'Acme' }))
-  state.apply(ev('workspace.created', { workspace_id: WS, org_id: ORG, slug: 'agents', name: 'Agents' }))
-  state.apply(ev('api_key.created', { key_id: 'k-admin', org_id: ORG, workspace_id: WS, project_id: 'p', role: 'admin', name: 'a', key_hash: hashApiKey(ADMIN), key_last4: 'aaaa' }))
-  state.apply(ev('api_key.created', { key_id: 'k-dev', org_id: ORG, workspace_id: WS, project_id: 'p', role: 'dev', name: 'd', key_hash: hashApiKey(DEV), key_last4: 'dddd' }))
   // Every log line at every level, to prove no secret is ever written.
   const log = createLogger({ level: 'trace' }, new Writable({ write: (chunk, _enc, cb) => (logLines.push(String(chunk)), cb()) }))
-  store = await createStore(loadConfig({ SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'api-settings-')) }), createLogger({ level: 'silent' }))
-  await migrate(store, createLogger({ level: 'silent' }))
-  app = createApiApp({ store, cache: createMemoryCache(), control: foldingWriter(state), jwtSecret: 's', jwtTtlSeconds: 600, defaultRetentionHours: 720, defaultCostProvider: 'anthropic', masterKey: master, log })
+  h = await apiHarness({ keys: { [ADMIN]: 'admin', [DEV]: 'dev' }, defaultCostProvider: 'anthropic', log })
 }, 60_000)
-afterAll(() => store?.close())
+afterAll(() => h?.close())
 
 const bodies: string[] = []
 async function req(method: string, path: string, body?: unknown, key = ADMIN): Promise<{ status: number; body: any }> {
-  const res = await app.request(path, { method, headers: { 'content-type': 'application/json', 'x-svc-api-key': key }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) })
+  const res = await h.app.request(path, { method, headers: { 'content-type': 'application/json', 'x-svc-api-key': key }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) })
   const text = await res.text()
   bodies.push(text)
   return { status: res.status, body: text ? JSON.parse(text) : null }
@@ -61,7 +35,7 @@ describe('workspace settings', () => {
     expect((await req('GET', `${W}/settings/capture-text`)).body).toEqual({ capture_text: false })
     expect((await req('PATCH', `${W}/settings/capture-text`, { capture_text: true })).body).toEqual({ capture_text: true })
     expect((await req('GET', `${W}/settings/capture-text`, undefined, DEV)).body).toEqual({ capture_text: true })
-    expect(state.setting(WS, 'capture_text', false)).toBe(true)
+    expect(h.state.setting(WS, 'capture_text', false)).toBe(true)
     for (const bad of [{}, { capture_text: 'yes' }, { capture_text: true, broaden_sources: true }, 'not json'])
       expect((await req('PATCH', `${W}/settings/capture-text`, bad)).status).toBe(400)
   })
@@ -107,12 +81,12 @@ describe('credentials', () => {
     const put = await req('PUT', '/v1/observ/orgs/acme/llm-credentials', { provider: 'OpenAI', model_id: 'gpt-4o-mini', api_key: SECRET_LLM, api_base: 'https://gateway.example/v1' }, DEV)
     expect(put.status).toBe(200)
     expect(put.body).toEqual({ configured: true, provider: 'openai', model_id: 'gpt-4o-mini', api_key_last4: '7q9z', api_base: 'https://gateway.example/v1', fallback_enabled: false })
-    const sealed = state.credentialsOf(ORG).llm!.secret!
-    expect(openSecret(master, sealed, llmContext(ORG))).toBe(SECRET_LLM)
+    const sealed = h.state.credentialsOf(ORG).llm!.secret!
+    expect(openSecret(h.masterKey, sealed, llmContext(ORG))).toBe(SECRET_LLM)
 
     const kept = await req('PUT', '/v1/observ/orgs/acme/llm-credentials', { provider: 'openai', model_id: 'gpt-4o' }, DEV)
     expect(kept.body).toMatchObject({ model_id: 'gpt-4o', api_key_last4: '7q9z', api_base: null })
-    expect(state.credentialsOf(ORG).llm!.secret).toEqual(sealed)
+    expect(h.state.credentialsOf(ORG).llm!.secret).toEqual(sealed)
 
     expect((await req('PATCH', '/v1/observ/orgs/acme/llm-credentials/fallback', { enabled: true }, DEV)).body.fallback_enabled).toBe(true)
     expect((await req('PATCH', '/v1/observ/orgs/acme/llm-credentials/fallback', {}, DEV)).status).toBe(400)
@@ -133,7 +107,7 @@ describe('credentials', () => {
     for (const secret of [SECRET_LLM, SECRET_SEARCH]) {
       expect(bodies.join('\n')).not.toContain(secret)
       expect(logLines.join('\n')).not.toContain(secret)
-      expect(JSON.stringify([...state.credentials.values()])).not.toContain(secret)
+      expect(JSON.stringify([...h.state.credentials.values()])).not.toContain(secret)
     }
     expect(logLines.length).toBeGreaterThan(0)
   })

@@ -1,0 +1,69 @@
+/**
+ * The read API over embedded ClickHouse and a folding control writer, for route
+ * tests: organization `acme` with workspace `agents`, and API keys of the given
+ * roles in it.
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createMemoryCache } from '@svc/shared/cache/memory'
+import { loadConfig } from '@svc/shared/config'
+import { foldingWriter } from '@svc/shared/control/control-plane'
+import { masterKeyFrom, type MasterKey } from '@svc/shared/control/envelope'
+import type { ControlEvent, Role } from '@svc/shared/control/events'
+import { hashApiKey, stableUuid } from '@svc/shared/control/secrets'
+import { ControlState } from '@svc/shared/control/state'
+import { createLogger, type Logger } from '@svc/shared/log'
+import { createStore } from '@svc/shared/store/index'
+import { migrate } from '@svc/shared/store/migrate'
+import type { Store } from '@svc/shared/store/types'
+import { createApiApp } from '../app.js'
+
+export const ORG = stableUuid('org:acme')
+export const WS = stableUuid('ws:agents')
+
+/** Control events for ControlState.apply, numbered in the order made. */
+export function eventMaker() {
+  let n = 0
+  return (type: ControlEvent['type'], payload: unknown) => ({ type, payload, actor: 'test', at_ms: 1, event_id: String(n++) }) as ControlEvent
+}
+
+export interface Harness {
+  app: ReturnType<typeof createApiApp>
+  store: Store
+  state: ControlState
+  masterKey: MasterKey
+  close(): Promise<void>
+}
+
+export async function apiHarness(opts: {
+  /** API key -> its role in acme/agents. */
+  keys: Record<string, Role>
+  defaultRetentionHours?: number
+  defaultCostProvider?: string
+  log?: Logger
+}): Promise<Harness> {
+  const ev = eventMaker()
+  const state = new ControlState()
+  state.apply(ev('org.created', { org_id: ORG, slug: 'acme', name: 'Acme' }))
+  state.apply(ev('workspace.created', { workspace_id: WS, org_id: ORG, slug: 'agents', name: 'Agents' }))
+  for (const [key, role] of Object.entries(opts.keys))
+    state.apply(ev('api_key.created', { key_id: `key-${role}-${key.slice(-4)}`, org_id: ORG, workspace_id: WS, project_id: 'p', role, name: role, key_hash: hashApiKey(key), key_last4: key.slice(-4) }))
+  const quiet = createLogger({ level: 'silent' })
+  const store = await createStore(loadConfig({ SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'api-harness-')) }), quiet)
+  await migrate(store, quiet)
+  const masterKey = masterKeyFrom(randomBytes(32))
+  const app = createApiApp({
+    store,
+    cache: createMemoryCache(),
+    control: foldingWriter(state),
+    jwtSecret: 'test-secret',
+    jwtTtlSeconds: 600,
+    defaultRetentionHours: opts.defaultRetentionHours ?? 720,
+    defaultCostProvider: opts.defaultCostProvider ?? 'openai',
+    masterKey,
+    log: opts.log ?? quiet,
+  })
+  return { app, store, state, masterKey, close: () => store.close() }
+}
