@@ -6,6 +6,7 @@ import { createClient } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
 import { Kafka, logLevel } from 'kafkajs'
 import { spanRow, type SpanRow } from '@svc/assembler/assemble'
+import { loadPriceTable } from '@svc/shared/domain/pricing'
 import { createEmbeddedBus } from '@svc/shared/bus/embedded/index'
 import { spanV1, traceKey, type SpanRecord } from '@svc/shared/bus/records'
 import { decodeTraceRequest } from '@svc/ingest/otlp/decode'
@@ -24,7 +25,7 @@ export function sampleRecords(bodies: string[]): Sample {
   }
   return {
     records: spans.map((s) => ({ key: traceKey(s.workspace_id, s.trace_id), value: spanV1.encode(s) })),
-    rows: spans.map((s) => spanRow(s, 720)),
+    rows: spans.map((s) => spanRow(s, { retentionHours: 720, costProvider: 'openai', prices: loadPriceTable() })),
     perRequest: Math.max(1, Math.round(spans.length / Math.max(1, bodies.length))),
   }
 }

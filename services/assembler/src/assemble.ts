@@ -1,5 +1,6 @@
 import { traceKey, type SpanRecord } from '@svc/shared/bus/records'
-import { llmFacts } from '@svc/shared/domain/genai'
+import { genAiFacts } from '@svc/shared/domain/genai'
+import { priceTokens, type PriceTable } from '@svc/shared/domain/pricing'
 
 /**
  * The spans_v1 insert row (column names as in clickhouse/0001_create_spans_v1.sql).
@@ -23,9 +24,16 @@ export interface SpanRow {
   service_name: string
   scope_name: string
   model: string
+  provider: string
+  span_type: string
   input_tokens: number
   output_tokens: number
+  cache_read_tokens: number
+  cache_write_tokens: number
+  reasoning_tokens: number
   cost_usd: number
+  cost_source: '' | 'reported' | 'priced' | 'unpriced'
+  pricing_version: string
   is_llm: number
   resource_attributes: Record<string, string>
   attributes: Record<string, string>
@@ -41,17 +49,37 @@ export interface SpanRow {
 
 const NS_PER_HOUR = 3_600_000_000_000n
 
+/** What a row needs beyond its record: the workspace's settings and the price table in force. */
+export interface RowContext {
+  retentionHours: number
+  /** The workspace's effective cost provider: its cost_provider, else SVC_DEFAULT_COST_PROVIDER. */
+  costProvider: string
+  prices: PriceTable
+}
+
 /**
- * One accepted span to one spans_v1 row. Pure: the same record always gives the
- * same row, which is what makes a replay after a crash collapse onto the rows it
- * already wrote.
+ * One accepted span to one spans_v1 row. Pure: the same record and context always
+ * give the same row, which is what makes a replay after a crash collapse onto the
+ * rows it already wrote.
+ *
+ * Cost: a cost the span reports is kept; an LLM span is otherwise priced from its
+ * tokens with the price table, looking up the workspace's effective provider first
+ * and the provider the span names second; a model neither knows costs 0 and is
+ * marked unpriced.
  */
-export function spanRow(r: SpanRecord, retentionHours: number): SpanRow {
+export function spanRow(r: SpanRecord, ctx: RowContext): SpanRow {
   const start = BigInt(r.start_time_unix_nano)
   const end = BigInt(r.end_time_unix_nano)
-  const facts = llmFacts(r.attributes)
+  const facts = genAiFacts(r.attributes)
   // Expiry runs from the span's own start, so reads and TTL agree on what is "older than the window".
-  const expiresNs = start + BigInt(retentionHours) * NS_PER_HOUR
+  const expiresNs = start + BigInt(ctx.retentionHours) * NS_PER_HOUR
+  let cost = { usd: facts.reportedCostUsd ?? 0, source: (facts.reportedCostUsd !== null ? 'reported' : '') as SpanRow['cost_source'], version: '' }
+  if (facts.reportedCostUsd === null && facts.isLlm) {
+    const priced = priceTokens(ctx.prices, [ctx.costProvider, facts.provider], facts.model, Number(start / 1_000_000n), {
+      input: facts.inputTokens, output: facts.outputTokens, cacheRead: facts.cacheReadTokens, cacheWrite: facts.cacheWriteTokens, reasoning: facts.reasoningTokens,
+    })
+    cost = { usd: priced.costUsd, source: priced.priced ? 'priced' : 'unpriced', version: priced.pricingVersion }
+  }
   return {
     org_id: r.org_id,
     workspace_id: r.workspace_id,
@@ -69,9 +97,16 @@ export function spanRow(r: SpanRecord, retentionHours: number): SpanRow {
     service_name: r.service_name,
     scope_name: r.scope_name,
     model: facts.model,
+    provider: facts.provider,
+    span_type: facts.spanType,
     input_tokens: facts.inputTokens,
     output_tokens: facts.outputTokens,
-    cost_usd: facts.reportedCostUsd ?? 0,
+    cache_read_tokens: facts.cacheReadTokens,
+    cache_write_tokens: facts.cacheWriteTokens,
+    reasoning_tokens: facts.reasoningTokens,
+    cost_usd: cost.usd,
+    cost_source: cost.source,
+    pricing_version: cost.version,
     is_llm: facts.isLlm ? 1 : 0,
     resource_attributes: r.resource_attributes,
     attributes: r.attributes,

@@ -5,6 +5,7 @@ import type { Cache } from '@svc/shared/cache/types'
 import type { Config } from '@svc/shared/config'
 import type { ControlState } from '@svc/shared/control/state'
 import { enabledTraceEngines } from '@svc/shared/domain/engines'
+import { loadPriceTable } from '@svc/shared/domain/pricing'
 import { workspaceRetentionHours } from '@svc/shared/domain/retention'
 import { createBatchWriter } from '@svc/shared/store/batch-writer'
 import { reconcileTraceTotals, storedSpans, tracesWithTotals } from '@svc/shared/store/queries/trace-totals'
@@ -43,6 +44,8 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
   const { bus, store, control, config } = deps
   const log = deps.log.child({ component: 'assembler' })
   const tracker = new TraceTracker(config.SVC_TRACE_QUIET_MS)
+  // Loaded once: a new table applies from the next start, to spans assembled from then on.
+  const prices = loadPriceTable(config.SVC_PRICE_TABLE_FILE)
   const writer = createBatchWriter({ store, table: 'spans_v1', maxRows: config.SVC_ASSEMBLER_BATCH_ROWS, flushIntervalMs: config.SVC_ASSEMBLER_FLUSH_MS, log })
 
   const recovered = await findUncompletedTraces(store, { sinceMs: Date.now() - RECOVERY_WINDOW_MS, quietBeforeMs: Date.now(), limit: 200_000 })
@@ -65,7 +68,11 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
         sink: writer,
         tracker,
         log,
-        retentionHoursFor: (ws) => workspaceRetentionHours(control.state, ws, config.SVC_DEFAULT_RETENTION_HOURS),
+        rowContextFor: (ws) => ({
+          retentionHours: workspaceRetentionHours(control.state, ws, config.SVC_DEFAULT_RETENTION_HOURS),
+          costProvider: control.state.setting<string>(ws, 'cost_provider', '') || config.SVC_DEFAULT_COST_PROVIDER,
+          prices,
+        }),
         storedSpans: async (rows) => new Set((await storedSpans(store, rows)).map(spanKey)),
         tracesWithTotals: async (traces) => new Set((await tracesWithTotals(store, traces)).map((t) => traceKey(t.workspace_id, t.trace_id))),
         reconcile: (traces) => reconcileTraceTotals(store, traces),

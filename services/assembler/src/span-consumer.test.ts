@@ -1,3 +1,4 @@
+import { loadPriceTable } from '@svc/shared/domain/pricing'
 import { describe, expect, it } from 'vitest'
 import { spanV1, traceKey, type SpanRecord } from '@svc/shared/bus/records'
 import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
@@ -24,7 +25,7 @@ function harness(guard: number, withTotals: (trace: string) => boolean = () => t
     bus: {} as Bus,
     log: createLogger({ level: 'silent' }),
     tracker: new TraceTracker(60_000),
-    retentionHoursFor: () => 24,
+    rowContextFor: () => ({ retentionHours: 24, costProvider: 'openai', prices: loadPriceTable() }),
     sink: { add: async (rows) => void rows.forEach((r) => stored.has(spanKey(r)) || stored.set(spanKey(r), r)) },
     storedSpans: async (rows) => new Set(rows.map(spanKey).filter((k) => stored.has(k))),
     tracesWithTotals: async (traces) => new Set(traces.filter((t) => withTotals(t.trace_id[0]!)).map((t) => traceKey(t.workspace_id, t.trace_id))),

@@ -3,7 +3,7 @@ import { deadLetterV1, spanV1, traceKey, type SpanRecord } from '@svc/shared/bus
 import type { TraceRef } from '@svc/shared/store/queries/trace-totals'
 import { TOPICS } from '@svc/shared/bus/topics'
 import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
-import { markFirstDeliveries, spanRow, type SpanRow } from './assemble.js'
+import { markFirstDeliveries, spanRow, type RowContext, type SpanRow } from './assemble.js'
 import type { TraceTracker } from './trace-tracker.js'
 
 export interface SpanSink {
@@ -21,7 +21,8 @@ export function spanBatchHandler(deps: {
   sink: SpanSink
   tracker: TraceTracker
   log: Logger
-  retentionHoursFor(workspaceId: string): number
+  /** Retention, cost provider and price table for a workspace's rows. */
+  rowContextFor(workspaceId: string): RowContext
   /** Keys (spanKey) of the given rows' spans that are already stored. */
   storedSpans(rows: SpanRow[]): Promise<Set<string>>
   /** Of these traces, those with sums in traces_v1 already (as `workspace:trace` keys). */
@@ -51,7 +52,7 @@ export function spanBatchHandler(deps: {
       if (inReplay) p.guard--
       try {
         const span = spanV1.decode(r.value)
-        rows.push(spanRow(span, deps.retentionHoursFor(span.workspace_id)))
+        rows.push(spanRow(span, deps.rowContextFor(span.workspace_id)))
         spans.push(span)
         if (inReplay) replayed.set(traceKey(span.workspace_id, span.trace_id), { workspace_id: span.workspace_id, trace_id: span.trace_id })
       } catch (err) {

@@ -73,6 +73,8 @@ export const ConfigSchema = z
     SVC_JWT_SECRET: optionalString,
     SVC_JWT_TTL_SECONDS: positiveInt.default(3600),
     SVC_DEFAULT_COST_PROVIDER: z.string().default('openai'),
+    // An operator's own model price table (JSON, the shape of services/shared/data/price-table.json).
+    SVC_PRICE_TABLE_FILE: optionalString,
     // Master key of stored secrets (64 hex characters or base64 of 32 bytes); generated into the data dir when unset.
     SVC_MASTER_KEY: optionalString,
     /** Print-free test runs set this to skip the one-time banner of generated credentials. */

@@ -1,0 +1,104 @@
+/**
+ * The text and structure of a span's LLM work, for the engines (not the hot path):
+ * prompt and completion text, tool calls and retrieved documents, read from the
+ * same three conventions as genai.ts. Message lists become "role: text" lines.
+ */
+export interface RetrievedDocument {
+  id: string
+  url: string
+  content: string
+  score: number | null
+}
+
+export interface GenAiContent {
+  prompt: string
+  completion: string
+  toolCalls: Array<{ name: string; arguments: string }>
+  documents: RetrievedDocument[]
+}
+
+const parse = (s: string | undefined): unknown => {
+  if (s === undefined) return undefined
+  try {
+    return JSON.parse(s)
+  } catch {
+    return s
+  }
+}
+
+/** Text of an OTel GenAI message list ([{role, parts:[{type:'text', content}]}] or [{role, content}]), or of a plain string. */
+function messagesText(v: unknown): string {
+  if (typeof v === 'string') return v
+  if (!Array.isArray(v)) return ''
+  return v
+    .map((m: any) => {
+      const role = typeof m?.role === 'string' ? m.role : ''
+      const text = Array.isArray(m?.parts)
+        ? m.parts.map((p: any) => (typeof p?.content === 'string' ? p.content : typeof p?.text === 'string' ? p.text : '')).filter(Boolean).join('\n')
+        : typeof m?.content === 'string'
+          ? m.content
+          : ''
+      return text ? (role ? `${role}: ${text}` : text) : ''
+    })
+    .filter(Boolean)
+    .join('\n')
+}
+
+/** Numbered attributes prefix.N.suffix, in N order. */
+function numbered(attrs: Record<string, string>, prefix: string, suffix: string, roleSuffix?: string): string {
+  const out: Array<[number, string]> = []
+  const re = new RegExp(`^${prefix.replace(/\./g, '\\.')}\\.(\\d+)\\.${suffix.replace(/\./g, '\\.')}$`)
+  for (const [k, v] of Object.entries(attrs)) {
+    const m = re.exec(k)
+    if (!m || !v) continue
+    const role = roleSuffix ? attrs[`${prefix}.${m[1]}.${roleSuffix}`] : undefined
+    out.push([Number(m[1]), role ? `${role}: ${v}` : v])
+  }
+  return out.sort((a, b) => a[0] - b[0]).map(([, t]) => t).join('\n')
+}
+
+function documents(attrs: Record<string, string>): RetrievedDocument[] {
+  const otel = parse(attrs['gen_ai.retrieval.documents'])
+  if (Array.isArray(otel))
+    return otel.map((d: any, i) => ({
+      id: String(d?.id ?? d?.document_id ?? i),
+      url: String(d?.url ?? d?.source ?? d?.metadata?.url ?? ''),
+      content: String(d?.content ?? d?.text ?? ''),
+      score: typeof d?.score === 'number' ? d.score : null,
+    }))
+  const byIndex = new Map<number, RetrievedDocument>()
+  for (const [k, v] of Object.entries(attrs)) {
+    const m = /^retrieval\.documents\.(\d+)\.document\.(id|content|score|metadata)$/.exec(k)
+    if (!m) continue
+    const d = byIndex.get(Number(m[1])) ?? { id: m[1]!, url: '', content: '', score: null }
+    if (m[2] === 'id') d.id = v
+    else if (m[2] === 'content') d.content = v
+    else if (m[2] === 'score') d.score = Number.isFinite(Number(v)) ? Number(v) : null
+    else {
+      const meta = parse(v) as any
+      d.url = String(meta?.url ?? meta?.source ?? '')
+    }
+    byIndex.set(Number(m[1]), d)
+  }
+  return [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, d]) => d)
+}
+
+export function genAiContent(attrs: Record<string, string>): GenAiContent {
+  const prompt =
+    messagesText(parse(attrs['gen_ai.input.messages'])) ||
+    numbered(attrs, 'gen_ai.prompt', 'content', 'role') ||
+    attrs['gen_ai.prompt'] ||
+    numbered(attrs, 'llm.input_messages', 'message.content', 'message.role') ||
+    attrs['input.value'] ||
+    ''
+  const completion =
+    messagesText(parse(attrs['gen_ai.output.messages'])) ||
+    numbered(attrs, 'gen_ai.completion', 'content') ||
+    attrs['gen_ai.completion'] ||
+    numbered(attrs, 'llm.output_messages', 'message.content') ||
+    attrs['output.value'] ||
+    ''
+  const toolName = attrs['gen_ai.tool.name'] || attrs['tool.name'] || ''
+  const toolCalls = toolName ? [{ name: toolName, arguments: attrs['gen_ai.tool.call.arguments'] || attrs['tool.parameters'] || '' }] : []
+  return { prompt, completion, toolCalls, documents: documents(attrs) }
+}
