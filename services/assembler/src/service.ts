@@ -23,6 +23,16 @@ import { TraceTracker } from './trace-tracker.js'
 type RetentionSweeper = ReturnType<typeof retentionSweeper>
 type BudgetWatch = ReturnType<typeof budgetWatch>
 
+/** Runs tasks one at a time, in order; a failed task does not stop the ones after it. */
+function serial() {
+  let tail: Promise<unknown> = Promise.resolve()
+  return <T>(task: () => Promise<T>): Promise<T> => {
+    const run = tail.then(task)
+    tail = run.catch(() => {})
+    return run
+  }
+}
+
 export interface AssemblerDeps {
   bus: Bus
   store: Store
@@ -101,29 +111,25 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
   }, Math.min(1000, Math.max(50, Math.floor(config.SVC_TRACE_QUIET_MS / 4))))
 
   const sweeper = retentionSweeper({ store, state: control.state, cache: deps.cache, defaultHours: config.SVC_DEFAULT_RETENTION_HOURS, log })
-  let sweeping: Promise<unknown> = Promise.resolve()
-  const sweepTimer = setInterval(() => {
-    sweeping = sweeping.then(() => sweeper.sweepOnce()).catch((err) => log.warn({ err }, 'retention sweep failed'))
-  }, config.SVC_RETENTION_SWEEP_MS)
+  const sweeps = serial()
+  const sweepTimer = setInterval(() => sweeps(() => sweeper.sweepOnce()).catch((err) => log.warn({ err }, 'retention sweep failed')), config.SVC_RETENTION_SWEEP_MS)
   sweepTimer.unref()
   const budgets = budgetWatch({ bus, store, state: control.state, cache: deps.cache, log })
-  let checking: Promise<unknown> = Promise.resolve()
-  const budgetTimer = setInterval(() => {
-    checking = checking.then(() => budgets.checkOnce()).catch((err) => log.warn({ err }, 'budget check failed'))
-  }, config.SVC_BUDGET_CHECK_MS)
+  const checks = serial()
+  const budgetTimer = setInterval(() => checks(() => budgets.checkOnce()).catch((err) => log.warn({ err }, 'budget check failed')), config.SVC_BUDGET_CHECK_MS)
   budgetTimer.unref()
 
   log.info('assembler running')
   return {
     tracker,
-    checkBudgets: (nowMs) => (checking = checking.then(() => budgets.checkOnce(nowMs))) as ReturnType<BudgetWatch['checkOnce']>,
-    sweepRetention: (nowMs) => (sweeping = sweeping.then(() => sweeper.sweepOnce(nowMs))) as ReturnType<RetentionSweeper['sweepOnce']>,
+    checkBudgets: (nowMs) => checks(() => budgets.checkOnce(nowMs)),
+    sweepRetention: (nowMs) => sweeps(() => sweeper.sweepOnce(nowMs)),
     async close() {
       clearInterval(timer)
       clearInterval(sweepTimer)
       clearInterval(budgetTimer)
-      await checking.catch(() => {})
-      await sweeping.catch(() => {})
+      await checks(async () => {})
+      await sweeps(async () => {})
       await Promise.all(subs.map((s) => s.close()))
       await writer.close()
       await ticking
