@@ -5,6 +5,7 @@ type RouteName = keyof typeof ROUTES
 interface Step {
   route: RouteName
   params?: Record<string, string>
+  query?: string
   body?: unknown
   status: number
   /** Checks the response body; may return values later steps use. */
@@ -54,6 +55,10 @@ export async function walkAllRoutes(apiUrl: string, auth: Record<string, string>
     { route: 'getSearchCredentials', status: 200 },
     { route: 'putSearchCredentials', body: { api_key: 'search-walk-secret' }, status: 200 },
     { route: 'deleteSearchCredentials', status: 204 },
+    { route: 'usageSummary', status: 200, check: (b) => expect(b.data.totals.trace_count).toBeGreaterThan(0) },
+    { route: 'usageTimeseries', status: 200 },
+    { route: 'usageLatency', status: 200 },
+    { route: 'usageLatencyPhaseTraces', query: '?phase=llm&metric=slow&percentile=p99', status: 200 },
     { route: 'listTraces', status: 200 },
     { route: 'getTrace', status: 200 },
     { route: 'removeMember', params: { user_id: '$user_id' }, status: 204 },
@@ -73,7 +78,7 @@ export async function walkAllRoutes(apiUrl: string, auth: Record<string, string>
     const values = { ...ctx, ...Object.fromEntries(Object.entries(step.params ?? {}).map(([k, v]) => [k, v.startsWith('$') ? ctx[v.slice(1)]! : v])) }
     const path = route.path.replace(/:(\w+)(?:\{([^}]+)\})?/g, (_, p: string, literal?: string) => literal ?? values[p]!)
     const body = step.body === undefined ? undefined : JSON.stringify(step.body).replace(/"\$(\w+)"/g, (_, k: string) => JSON.stringify(ctx[k]))
-    const res = await fetch(apiUrl + path, { method: route.method, headers: { ...auth, 'content-type': 'application/json' }, body })
+    const res = await fetch(apiUrl + path + (step.query ?? ''), { method: route.method, headers: { ...auth, 'content-type': 'application/json' }, body })
     const text = await res.text()
     expect({ route: step.route, status: res.status }, text).toEqual({ route: step.route, status: step.status })
     step.check?.(text ? JSON.parse(text) : null, ctx)

@@ -63,6 +63,10 @@ export const ROUTES = {
   // A bare ':' would start a parameter: the segment is matched literally as a one-value pattern.
   previewRetention: { method: 'POST', path: `${WS}/:op{retention:preview}`, role: 'admin', scope: 'workspace-slug' },
   putRetention: { method: 'PUT', path: `${WS}/retention`, role: 'admin', scope: 'workspace-slug' },
+  usageSummary: { method: 'GET', path: `${WS}/usage/summary`, role: 'viewer', scope: 'workspace-slug' },
+  usageTimeseries: { method: 'GET', path: `${WS}/usage/timeseries`, role: 'viewer', scope: 'workspace-slug' },
+  usageLatency: { method: 'GET', path: `${WS}/usage/latency`, role: 'viewer', scope: 'workspace-slug' },
+  usageLatencyPhaseTraces: { method: 'GET', path: `${WS}/usage/latency/phase/traces`, role: 'viewer', scope: 'workspace-slug' },
   getCostBudget: { method: 'GET', path: `${WS}/cost-budget`, role: 'viewer', scope: 'workspace-slug' },
   putCostBudget: { method: 'PUT', path: `${WS}/cost-budget`, role: 'admin', scope: 'workspace-slug' },
   getEngineSettings: { method: 'GET', path: `${WS}/engine-settings`, role: 'viewer', scope: 'workspace-slug' },

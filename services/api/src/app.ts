@@ -21,6 +21,7 @@ import { retentionRoutes } from './routes/retention.js'
 import { settingRoutes } from './routes/settings.js'
 import { orgRoutes } from './routes/orgs.js'
 import { traceRoutes } from './routes/traces.js'
+import { usageRoutes } from './routes/usage.js'
 import { workspaceRoutes } from './routes/workspaces.js'
 
 export interface ApiAppDeps {
@@ -56,6 +57,7 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   app.route('/', credentialRoutes(deps.control, deps.masterKey))
   app.route('/', budgetRoutes(deps.control, store))
   app.route('/', retentionRoutes(deps.control, { store, master: deps.masterKey, defaultRetentionHours: deps.defaultRetentionHours }))
+  app.route('/', usageRoutes(store, state))
   app.route('/', traceRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
   app.onError(jsonErrorHandler(log))
   app.notFound(jsonNotFound)
