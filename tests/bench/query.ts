@@ -4,7 +4,7 @@
  * Seeds one workspace with realistic spans (20 per trace, a day of traffic), then
  * starts the all-in-one service on that data and times the trace list over HTTP:
  * the first page, a filtered page (project), a time-bounded page, and a deep page
- * reached through cursors. Prints p50/p95/p99 per query, then the ceilings with the
+ * reached through cursors, and the usage and latency panels. Prints p50/p95/p99 per query, then the ceilings with the
  * service stopped: the same page from the store directly (the list's statements
  * without HTTP, auth and JSON), and the bare engine's floor for one round trip
  * (SELECT 1), with our first page as a ratio of each.
@@ -52,7 +52,9 @@ try {
   const api = `http://127.0.0.1:${apiPort}/v1/observ/orgs/bench/workspaces/bench/traces`
   await waitForHealth(`http://127.0.0.1:${apiPort}/health`, child)
   const get = async (q: string) => {
-    const res = await fetch(`${api}${q}`, { headers: { 'x-svc-api-key': KEY } })
+    // Paths starting /../ are siblings of /traces (the usage panels).
+    const url = q.startsWith('/../') ? `${api.replace(/\/traces$/, '')}/${q.slice(4)}` : `${api}${q}`
+    const res = await fetch(url, { headers: { 'x-svc-api-key': KEY } })
     if (res.status !== 200) throw new Error(`${q}: ${res.status} ${await res.text()}`)
     return (await res.json()) as { data: Array<{ trace_start: string }>; next_cursor: string | null }
   }
@@ -68,6 +70,10 @@ try {
     ['start/end window (1 h, 12 h ago)', `?start_time=${mid}&end_time=${new Date(Date.parse(mid) + 3600_000).toISOString()}`],
     ['page 21 by cursor', `?include_empty=true&cursor=${deep ?? ''}`],
     ['page_size=500', '?include_empty=true&page_size=500'],
+    ['usage summary (month)', '/../usage/summary?period=month'],
+    ['usage timeseries (30 days)', '/../usage/timeseries'],
+    ['latency panel (month)', '/../usage/latency?period=month'],
+    ['latency drill-down (llm, slow p95, month)', '/../usage/latency/phase/traces?phase=llm&metric=slow&period=month'],
   ]
   const rows: Array<[string, string]> = []
   const firstPageMs: number[] = []
@@ -108,7 +114,7 @@ try {
     ['ceiling: same page, store only', `p50 ${fmt(direct.p50, 1)}  p95 ${fmt(direct.p95, 1)} ms → ours (HTTP) at p50 ${fmt((direct.p50 / http.p50) * 100, 1)}% of its speed`],
     ['ceiling: SELECT 1 round trip', `p50 ${fmt(floor.p50, 2)}  p95 ${fmt(floor.p95, 2)} ms`],
   )
-  process.stdout.write(`\n== trace list over HTTP, ${fmt(SPANS)} spans in one workspace (embedded mode, ${RUNS} runs each) ==\n`)
+  process.stdout.write(`\n== read API over HTTP, ${fmt(SPANS)} spans in one workspace (embedded mode, ${RUNS} runs each) ==\n`)
   table(rows)
 } finally {
   if (child.exitCode === null && child.signalCode === null) {
