@@ -117,3 +117,30 @@ describe('latency by phase and its drill-down', () => {
     for (const limit of ['0', '501', 'x']) expect((await get(`/usage/latency/phase/traces?phase=llm&metric=slow&limit=${limit}`)).status).toBe(400)
   })
 })
+
+describe('sources', () => {
+  it('lists cited sources with a neutral prior that moves with the engine\'s feedback', async () => {
+    const { recordCitations, recordSourceFeedback, sourceDomain } = await import('@svc/shared/store/queries/sources')
+    expect((await get('/sources')).body).toEqual({ sources: [] })
+    expect(sourceDomain('https://www.KB.example.com/refunds#s2')).toBe('kb.example.com')
+    expect(sourceDomain('kb/refunds.md')).toBe('kb')
+    const seen = Date.now() - 5000
+    await recordCitations(h.store, [
+      { workspace_id: WS, domain: 'kb.example.com', kind: 'internal_kb', seen_at_ms: seen - 1000 },
+      { workspace_id: WS, domain: 'kb.example.com', kind: 'internal_kb', seen_at_ms: seen },
+      { workspace_id: WS, domain: 'blog.example.org', kind: 'web', seen_at_ms: seen },
+    ])
+    const before = (await get('/sources')).body.sources
+    expect(before).toEqual([
+      { domain: 'kb.example.com', kind: 'internal_kb', authority_prior: 0.5, citation_count: 2, last_seen: new Date(seen).toISOString() },
+      { domain: 'blog.example.org', kind: 'web', authority_prior: 0.5, citation_count: 1, last_seen: new Date(seen).toISOString() },
+    ])
+    await recordSourceFeedback(h.store, [
+      { workspace_id: WS, domain: 'kb.example.com', kind: 'internal_kb', supported: 8, unsupported: 0 },
+      { workspace_id: WS, domain: 'blog.example.org', kind: 'web', supported: 0, unsupported: 3 },
+    ])
+    const after = Object.fromEntries((await get('/sources')).body.sources.map((s: any) => [s.domain, s]))
+    expect(after['kb.example.com']).toMatchObject({ authority_prior: 0.9, citation_count: 2, last_seen: new Date(seen).toISOString() })
+    expect(after['blog.example.org'].authority_prior).toBe(0.2)
+  })
+})

@@ -1,5 +1,6 @@
 /**
- * Usage, cost and latency panels of a workspace, read from the hourly roll-ups.
+ * Usage, cost and latency panels of a workspace, read from the hourly roll-ups, and
+ * the sources its traces cite.
  *
  * Periods are rolling windows of whole UTC hours ending with the current hour:
  * day = the last 24 hours, week = 168, month = 720 (30 days). The time series is by
@@ -10,6 +11,7 @@ import type { ControlState } from '@svc/shared/control/state'
 import { PHASES, type Phase } from '@svc/shared/domain/genai'
 import { SCORER_VERSION } from '@svc/shared/domain/versions'
 import { badRequest, unprocessable } from '@svc/shared/http/errors'
+import { listSources } from '@svc/shared/store/queries/sources'
 import { latencyByPhase, phaseTraces, usageByDay, usageSummary, type HourWindow } from '@svc/shared/store/queries/usage'
 import type { Store } from '@svc/shared/store/types'
 import { mount, ROUTES, targetWorkspace } from '../access.js'
@@ -80,6 +82,8 @@ export function usageRoutes(store: Store, state: ControlState): Hono {
     const traces = panel ? await phaseTraces(store, { workspaceId: ws.id, phase, window, metric, thresholdMs, limit }) : []
     return c.json({ phase, metric, percentile, period, threshold_ms: thresholdMs, traces })
   })
+
+  mount(app, ROUTES.listSources, state, async (c) => c.json({ sources: await listSources(store, targetWorkspace(c).id) }))
 
   return app
 }
