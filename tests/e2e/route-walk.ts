@@ -59,6 +59,7 @@ export async function walkAllRoutes(apiUrl: string, auth: Record<string, string>
     { route: 'usageTimeseries', status: 200 },
     { route: 'usageLatency', status: 200 },
     { route: 'usageLatencyPhaseTraces', query: '?phase=llm&metric=slow&percentile=p99', status: 200 },
+    { route: 'ingestionHealth', status: 200, check: (b) => expect(b.spans_last_hour).toBeGreaterThan(0) },
     { route: 'listSources', status: 200, check: (b) => expect(Array.isArray(b.sources)).toBe(true) },
     { route: 'listTraces', status: 200 },
     { route: 'getTrace', status: 200 },

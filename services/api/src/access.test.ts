@@ -187,6 +187,7 @@ describe('the access table', () => {
       [`GET ${W}/usage/timeseries`]: 'viewer',
       [`GET ${W}/usage/latency`]: 'viewer',
       [`GET ${W}/usage/latency/phase/traces`]: 'viewer',
+      [`GET ${W}/health/ingestion`]: 'admin',
       [`GET ${W}/sources`]: 'viewer',
       [`GET ${W}/cost-budget`]: 'viewer',
       [`PUT ${W}/cost-budget`]: 'admin',

@@ -67,6 +67,7 @@ export const ROUTES = {
   usageTimeseries: { method: 'GET', path: `${WS}/usage/timeseries`, role: 'viewer', scope: 'workspace-slug' },
   usageLatency: { method: 'GET', path: `${WS}/usage/latency`, role: 'viewer', scope: 'workspace-slug' },
   usageLatencyPhaseTraces: { method: 'GET', path: `${WS}/usage/latency/phase/traces`, role: 'viewer', scope: 'workspace-slug' },
+  ingestionHealth: { method: 'GET', path: `${WS}/health/ingestion`, role: 'admin', scope: 'workspace-slug' },
   listSources: { method: 'GET', path: `${WS}/sources`, role: 'viewer', scope: 'workspace-slug' },
   getCostBudget: { method: 'GET', path: `${WS}/cost-budget`, role: 'viewer', scope: 'workspace-slug' },
   putCostBudget: { method: 'PUT', path: `${WS}/cost-budget`, role: 'admin', scope: 'workspace-slug' },

@@ -20,6 +20,7 @@ import { credentialRoutes } from './routes/credentials.js'
 import { retentionRoutes } from './routes/retention.js'
 import { settingRoutes } from './routes/settings.js'
 import { orgRoutes } from './routes/orgs.js'
+import { healthRoutes } from './routes/health.js'
 import { traceRoutes } from './routes/traces.js'
 import { usageRoutes } from './routes/usage.js'
 import { workspaceRoutes } from './routes/workspaces.js'
@@ -58,6 +59,7 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   app.route('/', budgetRoutes(deps.control, store))
   app.route('/', retentionRoutes(deps.control, { store, master: deps.masterKey, defaultRetentionHours: deps.defaultRetentionHours }))
   app.route('/', usageRoutes(store, state))
+  app.route('/', healthRoutes(store, state))
   app.route('/', traceRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
   app.onError(jsonErrorHandler(log))
   app.notFound(jsonNotFound)

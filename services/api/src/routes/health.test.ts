@@ -1,0 +1,52 @@
+/** Ingestion health over embedded ClickHouse: arrival, dead letters, engines ok or stalled. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { recordEngineRuns } from '@svc/shared/store/queries/ingestion-health'
+import { apiHarness, ORG, WS, type Harness } from '../test-support/harness.js'
+
+const KEY = `dr_${'h'.repeat(40)}`
+const VIEWER = `dr_${'v'.repeat(40)}`
+let h: Harness
+
+const get = async (key = KEY) => {
+  const res = await h.app.request('/v1/observ/orgs/acme/workspaces/agents/health/ingestion', { headers: { 'x-svc-api-key': key } })
+  return { status: res.status, body: (await res.json()) as any }
+}
+const span = (trace: string, agoMs: number) => {
+  const start = BigInt(Date.now() - agoMs) * 1_000_000n
+  return { org_id: ORG, workspace_id: WS, project_id: 'p', trace_id: trace, span_id: trace.slice(0, 16), parent_span_id: '', name: 'root', kind: 'SERVER', start_time: start.toString(), end_time: start.toString(), span_type: 'agent', received_at: String(Date.now() - agoMs + 50), expires_at: Math.floor(Date.now() / 1000) + 86400 }
+}
+
+beforeAll(async () => {
+  h = await apiHarness({ keys: { [KEY]: 'admin', [VIEWER]: 'viewer' } })
+}, 60_000)
+afterAll(() => h?.close())
+
+describe('ingestion health', () => {
+  it('is admin-only and idle before anything arrives', async () => {
+    expect((await get(VIEWER)).status).toBe(403)
+    const r = await get()
+    expect(r.body).toMatchObject({ status: 'idle', last_span_at: null, spans_last_hour: 0, dead_letter_count_last_hour: 0 })
+    expect(r.body.engines.content_reliability).toEqual({ status: 'ok', last_run_at: null })
+    expect(r.body.engines.external_crosscheck).toBeUndefined() // off by default
+  })
+
+  it('counts spans and dead letters of the last hour', async () => {
+    await h.store.insert('spans_v1', [span('1'.repeat(32), 60_000), span('2'.repeat(32), 30_000), span('3'.repeat(32), 3 * 3_600_000)])
+    await h.store.insert('dead_letters_v1', [{ org_id: ORG, workspace_id: WS, source: 'ingest.otlp', reason: 'bad span id', payload: '{}', received_at: String(Date.now() - 1000), dlq_topic: 'spans.raw.v1.dlq', dlq_partition: 0, dlq_offset: 7 }])
+    const r = await get()
+    expect(r.body).toMatchObject({ status: 'degraded', spans_last_hour: 2, dead_letter_count_last_hour: 1 })
+    expect(Date.now() - Date.parse(r.body.last_span_at)).toBeLessThan(60_000)
+  })
+
+  it('shows an engine stalled when its jobs wait past the threshold with spans arriving, ok once it runs', async () => {
+    await h.store.insert('trace_completions_v1', [{ workspace_id: WS, trace_id: '1'.repeat(32), last_received_at: String(Date.now() - 40 * 60_000), span_count: 1, completed_at: String(Date.now() - 30 * 60_000) }])
+    expect((await get()).body.engines.decomposition).toEqual({ status: 'stalled', last_run_at: null })
+    const failedAt = Date.now() - 10 * 60_000
+    await recordEngineRuns(h.store, [{ workspace_id: WS, engine: 'decomposition', finished_at_ms: failedAt, ok: false }])
+    expect((await get()).body.engines.decomposition).toEqual({ status: 'stalled', last_run_at: new Date(failedAt).toISOString() })
+    await recordEngineRuns(h.store, [{ workspace_id: WS, engine: 'decomposition', finished_at_ms: Date.now(), ok: true }])
+    const r = await get()
+    expect(r.body.engines.decomposition.status).toBe('ok')
+    expect(r.body.engines.content_reliability.status).toBe('stalled')
+  })
+})

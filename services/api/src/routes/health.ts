@@ -1,0 +1,45 @@
+/**
+ * GET .../health/ingestion: is data arriving, is it valid, are the engines keeping up.
+ *
+ * status: idle (no span started in the last hour), degraded (spans were dead-lettered
+ * in the last hour, or an enabled engine is stalled), else ok. An engine is stalled
+ * when spans are arriving and jobs emitted for it more than STALL_AFTER_MS ago have
+ * not been followed by a successful run (engine_runs_v1).
+ */
+import { Hono } from 'hono'
+import { TRACE_ENGINES } from '@svc/shared/bus/topics'
+import type { ControlState } from '@svc/shared/control/state'
+import { enabledTraceEngines } from '@svc/shared/domain/engines'
+import { ingestionFigures } from '@svc/shared/store/queries/ingestion-health'
+import type { Store } from '@svc/shared/store/types'
+import { mount, ROUTES, targetWorkspace } from '../access.js'
+
+export const STALL_AFTER_MS = 15 * 60_000
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+export function healthRoutes(store: Store, state: ControlState): Hono {
+  const app = new Hono()
+  mount(app, ROUTES.ingestionHealth, state, async (c) => {
+    const ws = targetWorkspace(c)
+    const now = Date.now()
+    const f = await ingestionFigures(store, ws.id, now, now - STALL_AFTER_MS)
+    const enabled = new Set<string>(enabledTraceEngines(state.setting<Record<string, boolean>>(ws.id, 'engines', {})))
+    const engines: Record<string, { status: 'ok' | 'stalled'; last_run_at: string | null }> = {}
+    for (const name of TRACE_ENGINES) {
+      if (!enabled.has(name)) continue
+      const run = f.engines.get(name)
+      const stalled = f.spansLastHour > 0 && f.oldestPendingJobsAtMs !== null && (run?.lastOkAtMs ?? 0) < f.oldestPendingJobsAtMs
+      engines[name] = { status: stalled ? 'stalled' : 'ok', last_run_at: iso(run?.lastRunAtMs ?? null) }
+    }
+    const anyStalled = Object.values(engines).some((e) => e.status === 'stalled')
+    return c.json({
+      status: f.spansLastHour === 0 ? 'idle' : f.deadLettersLastHour > 0 || anyStalled ? 'degraded' : 'ok',
+      last_span_at: iso(f.lastSpanAtMs),
+      spans_last_hour: f.spansLastHour,
+      dead_letter_count_last_hour: f.deadLettersLastHour,
+      engines,
+    })
+  })
+  return app
+}

@@ -1,0 +1,65 @@
+/**
+ * The figures behind GET .../health/ingestion, and the engine-run write path the
+ * engine workers use (engine_runs_v1).
+ */
+import type { Store } from '../types.js'
+
+export interface EngineRun {
+  workspace_id: string
+  engine: string
+  finished_at_ms: number
+  ok: boolean
+}
+
+export async function recordEngineRuns(store: Store, runs: EngineRun[]): Promise<void> {
+  if (runs.length === 0) return
+  await store.insert(
+    'engine_runs_v1',
+    runs.map((r) => ({ workspace_id: r.workspace_id, engine: r.engine, last_run_at: String(r.finished_at_ms), last_ok_at: r.ok ? String(r.finished_at_ms) : '1', runs: 1, failures: r.ok ? 0 : 1 })),
+  )
+}
+
+export interface IngestionFigures {
+  lastSpanAtMs: number | null
+  spansLastHour: number
+  deadLettersLastHour: number
+  /** Completions (engine jobs emitted) older than the stall threshold: their newest emission time. */
+  oldestPendingJobsAtMs: number | null
+  engines: Map<string, { lastRunAtMs: number | null; lastOkAtMs: number | null }>
+}
+
+/** `stallBeforeMs`: jobs emitted before this and not followed by a run count against an engine. */
+export async function ingestionFigures(store: Store, workspaceId: string, nowMs: number, stallBeforeMs: number): Promise<IngestionFigures> {
+  const hourAgo = String(nowMs - 3_600_000)
+  const [last, spans, dead, jobs, runs] = await Promise.all([
+    store.query<{ ms: number }>(`SELECT toUnixTimestamp64Milli(max(last_received_at)) AS ms FROM traces_v1 WHERE workspace_id = {ws:UUID}`, { ws: workspaceId }, { tag: 'health.last-span' }),
+    store.query<{ n: number }>(
+      `SELECT sum(spans) AS n FROM usage_hourly_v1 WHERE workspace_id = {ws:UUID} AND hour >= toStartOfHour(fromUnixTimestamp64Milli({from:Int64}))`,
+      { ws: workspaceId, from: hourAgo },
+      { tag: 'health.spans' },
+    ),
+    store.query<{ n: number }>(
+      `SELECT count() AS n FROM (SELECT DISTINCT dlq_topic, dlq_partition, dlq_offset FROM dead_letters_v1 WHERE workspace_id = {ws:String} AND received_at >= fromUnixTimestamp64Milli({from:Int64}))`,
+      { ws: workspaceId, from: hourAgo },
+      { tag: 'health.dead-letters' },
+    ),
+    store.query<{ ms: number }>(
+      `SELECT toUnixTimestamp64Milli(max(completed_at)) AS ms FROM trace_completions_v1 WHERE workspace_id = {ws:UUID} AND completed_at < fromUnixTimestamp64Milli({before:Int64})`,
+      { ws: workspaceId, before: String(stallBeforeMs) },
+      { tag: 'health.pending-jobs' },
+    ),
+    store.query<{ engine: string; run_ms: number; ok_ms: number }>(
+      `SELECT engine, toUnixTimestamp64Milli(max(last_run_at)) AS run_ms, toUnixTimestamp64Milli(max(last_ok_at)) AS ok_ms FROM engine_runs_v1 WHERE workspace_id = {ws:UUID} GROUP BY engine`,
+      { ws: workspaceId },
+      { tag: 'health.engine-runs' },
+    ),
+  ])
+  const ms = (v: unknown) => (Number(v) > 1 ? Number(v) : null)
+  return {
+    lastSpanAtMs: ms(last[0]?.ms),
+    spansLastHour: Number(spans[0]?.n ?? 0),
+    deadLettersLastHour: Number(dead[0]?.n ?? 0),
+    oldestPendingJobsAtMs: ms(jobs[0]?.ms),
+    engines: new Map(runs.map((r) => [r.engine, { lastRunAtMs: ms(r.run_ms), lastOkAtMs: ms(r.ok_ms) }])),
+  }
+}
