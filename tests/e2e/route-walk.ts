@@ -60,6 +60,8 @@ export async function walkAllRoutes(apiUrl: string, auth: Record<string, string>
     { route: 'usageLatency', status: 200 },
     { route: 'usageLatencyPhaseTraces', query: '?phase=llm&metric=slow&percentile=p99', status: 200 },
     { route: 'ingestionHealth', status: 200, check: (b) => expect(b.spans_last_hour).toBeGreaterThan(0) },
+    { route: 'driftCurrent', status: 200, check: (b) => expect(['ok', 'warn', 'alert']).toContain(b.status) },
+    { route: 'driftHistory', query: '?days=7', status: 200 },
     { route: 'listSources', status: 200, check: (b) => expect(Array.isArray(b.sources)).toBe(true) },
     { route: 'listTraces', status: 200 },
     { route: 'getTrace', status: 200 },

@@ -188,6 +188,8 @@ describe('the access table', () => {
       [`GET ${W}/usage/latency`]: 'viewer',
       [`GET ${W}/usage/latency/phase/traces`]: 'viewer',
       [`GET ${W}/health/ingestion`]: 'admin',
+      [`GET ${W}/drift/current`]: 'viewer',
+      [`GET ${W}/drift/history`]: 'viewer',
       [`GET ${W}/sources`]: 'viewer',
       [`GET ${W}/cost-budget`]: 'viewer',
       [`PUT ${W}/cost-budget`]: 'admin',

@@ -68,6 +68,8 @@ export const ROUTES = {
   usageLatency: { method: 'GET', path: `${WS}/usage/latency`, role: 'viewer', scope: 'workspace-slug' },
   usageLatencyPhaseTraces: { method: 'GET', path: `${WS}/usage/latency/phase/traces`, role: 'viewer', scope: 'workspace-slug' },
   ingestionHealth: { method: 'GET', path: `${WS}/health/ingestion`, role: 'admin', scope: 'workspace-slug' },
+  driftCurrent: { method: 'GET', path: `${WS}/drift/current`, role: 'viewer', scope: 'workspace-slug' },
+  driftHistory: { method: 'GET', path: `${WS}/drift/history`, role: 'viewer', scope: 'workspace-slug' },
   listSources: { method: 'GET', path: `${WS}/sources`, role: 'viewer', scope: 'workspace-slug' },
   getCostBudget: { method: 'GET', path: `${WS}/cost-budget`, role: 'viewer', scope: 'workspace-slug' },
   putCostBudget: { method: 'PUT', path: `${WS}/cost-budget`, role: 'admin', scope: 'workspace-slug' },

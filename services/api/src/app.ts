@@ -20,6 +20,7 @@ import { credentialRoutes } from './routes/credentials.js'
 import { retentionRoutes } from './routes/retention.js'
 import { settingRoutes } from './routes/settings.js'
 import { orgRoutes } from './routes/orgs.js'
+import { driftRoutes } from './routes/drift.js'
 import { healthRoutes } from './routes/health.js'
 import { traceRoutes } from './routes/traces.js'
 import { usageRoutes } from './routes/usage.js'
@@ -35,6 +36,8 @@ export interface ApiAppDeps {
   defaultRetentionHours: number
   /** effective_provider of workspaces without a cost_provider (SVC_DEFAULT_COST_PROVIDER). */
   defaultCostProvider: string
+  /** SVC_DRIFT_BASELINE_DAYS (7). */
+  driftBaselineDays?: number
   /** Seals LLM and search API keys (SVC_MASTER_KEY). */
   masterKey: MasterKey
   log: Logger
@@ -60,6 +63,7 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   app.route('/', retentionRoutes(deps.control, { store, master: deps.masterKey, defaultRetentionHours: deps.defaultRetentionHours }))
   app.route('/', usageRoutes(store, state))
   app.route('/', healthRoutes(store, state))
+  app.route('/', driftRoutes(store, state, { baselineDays: deps.driftBaselineDays ?? 7 }))
   app.route('/', traceRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
   app.onError(jsonErrorHandler(log))
   app.notFound(jsonNotFound)

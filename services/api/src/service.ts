@@ -51,6 +51,7 @@ export async function startApi(deps: ApiDeps): Promise<{ port: number; close(): 
     jwtTtlSeconds: config.SVC_JWT_TTL_SECONDS,
     defaultRetentionHours: config.SVC_DEFAULT_RETENTION_HOURS,
     defaultCostProvider: config.SVC_DEFAULT_COST_PROVIDER,
+    driftBaselineDays: config.SVC_DRIFT_BASELINE_DAYS,
     masterKey: await masterKeyFor(config, deps.cache, log),
     log,
   })

@@ -10,6 +10,7 @@ import { workspaceRetentionHours } from '@svc/shared/domain/retention'
 import { createBatchWriter } from '@svc/shared/store/batch-writer'
 import { reconcileTraceTotals, storedSpans, tracesWithTotals } from '@svc/shared/store/queries/trace-totals'
 import { traceKey } from '@svc/shared/bus/records'
+import { measureDrift, saveDrift } from '@svc/shared/store/queries/drift'
 import { findUncompletedTraces } from '@svc/shared/store/queries/traces'
 import type { Store } from '@svc/shared/store/types'
 import { spanKey } from './assemble.js'
@@ -50,7 +51,7 @@ const RECOVERY_WINDOW_MS = 6 * 3600_000
  * The assembler: spans.raw.v1 -> spans_v1 (and, through traces_v1_mv, traces_v1),
  * quiet traces -> engine.<name>.jobs.v1, spans.raw.v1.dlq -> dead_letters_v1.
  */
-export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Promise<void>; tracker: TraceTracker; sweepRetention: RetentionSweeper['sweepOnce']; checkBudgets: BudgetWatch['checkOnce'] }> {
+export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Promise<void>; tracker: TraceTracker; sweepRetention: RetentionSweeper['sweepOnce']; checkBudgets: BudgetWatch['checkOnce']; rollUpDrift(nowMs?: number): Promise<number> }> {
   const { bus, store, control, config } = deps
   const log = deps.log.child({ component: 'assembler' })
   const tracker = new TraceTracker(config.SVC_TRACE_QUIET_MS)
@@ -118,16 +119,32 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
   const checks = serial()
   const budgetTimer = setInterval(() => checks(() => budgets.checkOnce()).catch((err) => log.warn({ err }, 'budget check failed')), config.SVC_BUDGET_CHECK_MS)
   budgetTimer.unref()
+  // Drift: each workspace's day row, recomputed on a schedule (replaced in drift_daily_v1).
+  const rollUpDrift = async (nowMs = Date.now()) => {
+    let n = 0
+    for (const ws of control.state.workspaces.values()) {
+      if (ws.deleted_at_ms !== null) continue
+      await saveDrift(store, ws.id, await measureDrift(store, ws.id, nowMs, config.SVC_DRIFT_BASELINE_DAYS))
+      n++
+    }
+    return n
+  }
+  const drifts = serial()
+  const driftTimer = setInterval(() => drifts(() => rollUpDrift()).catch((err) => log.warn({ err }, 'drift roll-up failed')), config.SVC_DRIFT_ROLLUP_MS)
+  driftTimer.unref()
 
   log.info('assembler running')
   return {
     tracker,
     checkBudgets: (nowMs) => checks(() => budgets.checkOnce(nowMs)),
     sweepRetention: (nowMs) => sweeps(() => sweeper.sweepOnce(nowMs)),
+    rollUpDrift: (nowMs) => drifts(() => rollUpDrift(nowMs)),
     async close() {
       clearInterval(timer)
       clearInterval(sweepTimer)
       clearInterval(budgetTimer)
+      clearInterval(driftTimer)
+      await drifts(async () => {})
       await checks(async () => {})
       await sweeps(async () => {})
       await Promise.all(subs.map((s) => s.close()))

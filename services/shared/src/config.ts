@@ -62,6 +62,9 @@ export const ConfigSchema = z
     SVC_RETENTION_SWEEP_MS: positiveInt.default(3_600_000),
     // How often spend is compared with cost budgets.
     SVC_BUDGET_CHECK_MS: positiveInt.default(60_000),
+    // Drift: the baseline window before the last 24 hours, and how often the day's drift is recomputed.
+    SVC_DRIFT_BASELINE_DAYS: positiveInt.default(7),
+    SVC_DRIFT_ROLLUP_MS: positiveInt.default(3_600_000),
 
     SVC_INIT_ORG_SLUG: optionalString,
     SVC_INIT_WORKSPACE_SLUG: optionalString,
