@@ -10,7 +10,10 @@ import { keyUsageRecorder } from '@svc/shared/control/key-usage'
 import type { ControlState } from '@svc/shared/control/state'
 import { jsonErrorHandler, jsonNotFound } from '@svc/shared/http/errors'
 import type { Logger } from '@svc/shared/log'
-import { createIngestMetrics, renderMetrics, type IngestMetrics } from './metrics.js'
+import { Registry } from 'prom-client'
+import { TOPICS } from '@svc/shared/bus/topics'
+import { processRegistry, registerConsumerLag } from '@svc/shared/metrics'
+import { createIngestMetrics, ingestRegistry, type IngestMetrics } from './metrics.js'
 import { InflightBudget } from './middleware/backpressure.js'
 import { otlpRoutes } from './routes/otlp.js'
 import { workspaceRoutes } from './routes/workspace.js'
@@ -45,7 +48,19 @@ export function createIngestApp(deps: IngestDeps): IngestApp {
 
   const app = new Hono()
   app.get('/health', (c) => c.json({ status: 'ok' }))
-  app.get('/metrics', (c) => c.text(renderMetrics({ ...metrics, inflight_bytes: budget.inflightBytes }), 200, { 'content-type': 'text/plain; version=0.0.4' }))
+  const { registry, requestSeconds } = ingestRegistry(metrics, () => budget.inflightBytes)
+  // Lag of the groups that consume what ingest writes (the assembler, the dead-letter sink).
+  registerConsumerLag(bus, [{ group: 'assembler', topic: TOPICS.spansRaw }, { group: 'dead-letter-sink', topic: TOPICS.spansRawDlq }], registry)
+  app.use('/v1/*', async (c, next) => {
+    const done = requestSeconds.startTimer()
+    await next()
+    // The workspace in sdk-config paths would make a label per workspace.
+    done({ route: c.req.path.startsWith('/v1/workspaces/') ? '/v1/workspaces/:ws/sdk-config' : c.req.path, status: String(c.res.status) })
+  })
+  app.get('/metrics', async (c) => {
+    const all = Registry.merge([registry, processRegistry])
+    return c.text(await all.metrics(), 200, { 'content-type': all.contentType })
+  })
   app.route(
     '/',
     otlpRoutes({

@@ -1,3 +1,5 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+
 /**
  * Ingest counters as plain numbers, shared by the routes and exposed on the app so
  * tests and (later) a Prometheus /metrics endpoint can read them.
@@ -37,12 +39,38 @@ export function createIngestMetrics(): IngestMetrics {
   }
 }
 
-/** The counters in the Prometheus text exposition format (GET /metrics). */
-export function renderMetrics(m: IngestMetrics): string {
-  const lines: string[] = []
-  for (const [name, value] of Object.entries(m)) {
-    const metric = `svc_ingest_${name}${name === 'inflight_bytes' ? '' : '_total'}`
-    lines.push(`# TYPE ${metric} ${name === 'inflight_bytes' ? 'gauge' : 'counter'}`, `${metric} ${value}`)
+/**
+ * The ingest registry (prom-client): the counters above, read when scraped, and the
+ * request duration histogram the app observes.
+ */
+export function ingestRegistry(m: IngestMetrics, inflightBytes: () => number): { registry: Registry; requestSeconds: Histogram<'route' | 'status'> } {
+  const registry = new Registry()
+  for (const name of Object.keys(m) as Array<keyof IngestMetrics>) {
+    if (name === 'inflight_bytes') continue
+    new Counter({
+      name: `svc_ingest_${name}_total`,
+      help: `ingest ${name.replace(/_/g, ' ')}`,
+      registers: [registry],
+      collect() {
+        this.reset()
+        this.inc(m[name])
+      },
+    })
   }
-  return lines.join('\n') + '\n'
+  new Gauge({
+    name: 'svc_ingest_inflight_bytes',
+    help: 'Decompressed bytes accepted but not yet durable on the bus',
+    registers: [registry],
+    collect() {
+      this.set(inflightBytes())
+    },
+  })
+  const requestSeconds = new Histogram({
+    name: 'svc_ingest_request_duration_seconds',
+    help: 'Ingest request duration, by route and status',
+    labelNames: ['route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  })
+  return { registry, requestSeconds }
 }

@@ -217,6 +217,9 @@ describe('identity endpoints', () => {
     const text = await res.text()
     expect(text).toContain('# TYPE svc_ingest_accepted_spans_total counter\nsvc_ingest_accepted_spans_total 2\n')
     expect(text).toContain('svc_ingest_inflight_bytes 0\n')
+    expect(text).toContain('svc_ingest_request_duration_seconds_count{route="/v1/otlp/traces",status="202"} 1')
+    expect(text).toMatch(/svc_consumer_lag_records\{group="assembler",topic="spans\.raw\.v1",partition="\d+"\} \d+/)
+    expect(text).toContain('svc_process_resident_memory_bytes')
   })
 
   it('GET /health needs no key', async () => {

@@ -44,6 +44,14 @@ describe('store.insert (chdb: through INFILE)', () => {
     expect((await rowsOf('defaults')).map((r) => r.n)).toEqual([7, 1, 7, 3])
   })
 
+  it('records each insert\'s rows and duration per table in the process metrics', async () => {
+    const { processRegistry } = await import('../metrics.js')
+    const rows = await processRegistry.getSingleMetricAsString('svc_clickhouse_insert_rows')
+    expect(rows).toContain('svc_clickhouse_insert_rows_count{table="positional"} 1')
+    expect(rows).toContain('svc_clickhouse_insert_rows_sum{table="positional"} 2')
+    expect(await processRegistry.getSingleMetricAsString('svc_clickhouse_insert_duration_seconds')).toContain('svc_clickhouse_insert_duration_seconds_count{table="defaults"} 1')
+  })
+
   it('leaves no insert files behind, also when the insert fails', async () => {
     await expect(store.insert('positional', [{ id: 'not a number', name: 'x', tags: {}, n: 1 }])).rejects.toThrow()
     expect(readdirSync(join(dir, 'clickhouse-inserts'))).toEqual([])

@@ -3,6 +3,7 @@ import { unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import type { Logger } from '../log.js'
+import { insertRows, insertSeconds } from '../metrics.js'
 import type { QueryOptions, QueryParams, Store } from './types.js'
 
 function settingsOf(opts: QueryOptions | undefined): ClickHouseSettings | undefined {
@@ -79,6 +80,8 @@ export function clickhouseStore(client: ClickHouseClient, kind: 'server' | 'chdb
       const positional = samePresentColumns(rows, columns)
       const format = positional ? 'JSONCompactEachRow' : 'JSONEachRow'
       const line = positional ? (r: Row) => JSON.stringify(columns.map((c) => r[c])) : (r: Row) => JSON.stringify(r)
+      const timer = insertSeconds.startTimer({ table })
+      insertRows.observe({ table }, rows.length)
       try {
         if (insertDir) {
           const file = join(insertDir, `${process.pid}-${++insertSeq}.json`)
@@ -99,6 +102,7 @@ export function clickhouseStore(client: ClickHouseClient, kind: 'server' | 'chdb
         } else {
           await client.insert({ table, values: rows, format, clickhouse_settings: settingsOf(opts) })
         }
+        timer()
       } catch (err) {
         fail('insert', `INSERT INTO ${table}`, opts, err)
       }

@@ -1,0 +1,52 @@
+/**
+ * Process-wide Prometheus metrics (prom-client): what every service of the process
+ * records (ClickHouse inserts, bus consumer lag, the Node.js runtime). Ingest serves
+ * them on GET /metrics together with its own counters; in the all-in-one process
+ * that one endpoint covers every service.
+ */
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { Bus } from './bus/types.js'
+
+export const processRegistry = new Registry()
+collectDefaultMetrics({ register: processRegistry, prefix: 'svc_' })
+
+export const insertRows = new Histogram({
+  name: 'svc_clickhouse_insert_rows',
+  help: 'Rows per ClickHouse insert, by table',
+  labelNames: ['table'],
+  buckets: [1, 10, 100, 1000, 5000, 10_000, 20_000, 50_000],
+  registers: [processRegistry],
+})
+
+export const insertSeconds = new Histogram({
+  name: 'svc_clickhouse_insert_duration_seconds',
+  help: 'Duration of ClickHouse inserts, by table',
+  labelNames: ['table'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [processRegistry],
+})
+
+/** Consumer groups whose lag /metrics reports: group -> topics it reads. */
+export type LagWatch = Array<{ group: string; topic: string }>
+
+/**
+ * svc_consumer_lag_records{group,topic,partition}: records written but not yet
+ * committed by the group, read from the bus when scraped. Registered once per bus.
+ */
+export function registerConsumerLag(bus: Bus, watch: LagWatch, registry: Registry = processRegistry): void {
+  const name = 'svc_consumer_lag_records'
+  if (registry.getSingleMetric(name)) registry.removeSingleMetric(name)
+  new Gauge({
+    name,
+    help: 'Records on a topic partition not yet committed by a consumer group',
+    labelNames: ['group', 'topic', 'partition'],
+    registers: [registry],
+    async collect() {
+      this.reset()
+      for (const { group, topic } of watch) {
+        const [ends, committed] = await Promise.all([bus.endOffsets(topic), bus.committedOffsets(group, topic)]).catch(() => [new Map<number, string>(), new Map<number, string>()])
+        for (const [partition, end] of ends) this.set({ group, topic, partition: String(partition) }, Math.max(0, Number(end) - Number(committed.get(partition) ?? 0)))
+      }
+    },
+  })
+}
