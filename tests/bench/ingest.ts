@@ -90,7 +90,7 @@ async function runMode(mode: 'embedded' | 'kafka') {
   // node:http with keep-alive and pre-encoded bodies: the load generator shares the
   // two cores with the service, and fetch costs it about twice the CPU per request.
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY + 4 })
-  const post = (b: Body) =>
+  const send = (b: Body) =>
     new Promise<{ status: number }>((resolve, reject) => {
       const req = request(ingestUrls[posted++ % ingestUrls.length]!, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': b.json.length, 'x-svc-api-key': KEY } }, (res) => {
         res.resume()
@@ -100,6 +100,9 @@ async function runMode(mode: 'embedded' | 'kafka') {
       req.on('error', reject)
       req.end(b.json)
     })
+  // A kept-alive socket the server closed while idle (its keep-alive timeout) fails the
+  // next request on it before anything was sent: that request goes again, once.
+  const post = (b: Body) => send(b).catch((err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' || err.code === 'EPIPE' ? send(b) : Promise.reject(err)))
 
   progress('generating request bodies')
   const bodies = makeBodies(Math.ceil((60_000 * SECONDS) / (TRACES_PER_REQUEST * SPANS_PER_TRACE)))
