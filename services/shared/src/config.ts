@@ -23,6 +23,8 @@ export const ConfigSchema = z
     SVC_HOST: z.string().default('0.0.0.0'),
     SVC_INGEST_PORT: port.default(4318),
     SVC_API_PORT: port.default(8080),
+    // GET /metrics of processes without an API of their own (the standalone assembler).
+    SVC_METRICS_PORT: port.default(9464),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
     KAFKA_BROKERS: optionalString,

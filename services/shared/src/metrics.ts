@@ -4,6 +4,7 @@
  * them on GET /metrics together with its own counters; in the all-in-one process
  * that one endpoint covers every service.
  */
+import { Hono } from 'hono'
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { Bus } from './bus/types.js'
 
@@ -49,4 +50,16 @@ export function registerConsumerLag(bus: Bus, watch: LagWatch, registry: Registr
       }
     },
   })
+}
+
+/**
+ * GET /metrics with this process's registry, for processes without an HTTP API of
+ * their own (the standalone assembler), so their insert and lag figures are scraped
+ * in the many-process deployment too.
+ */
+export function metricsApp(): Hono {
+  const app = new Hono()
+  app.get('/metrics', async (c) => c.text(await processRegistry.metrics(), 200, { 'content-type': processRegistry.contentType }))
+  app.get('/health', (c) => c.json({ status: 'ok' }))
+  return app
 }
