@@ -113,12 +113,14 @@ export function genAiFacts(attrs: Record<string, string>): GenAiFacts {
   const model = firstString(attrs, MODEL_KEYS)
   const provider = (firstString(attrs, PROVIDER_KEYS) || providerOfModel(model)).toLowerCase()
   const reported = Math.round(firstNumber(attrs, INPUT_KEYS) ?? 0)
+  const includedRead = firstNumber(attrs, CACHE_READ_INCLUDED)
+  const includedWrite = firstNumber(attrs, CACHE_WRITE_INCLUDED)
   const rawRead = firstNumber(attrs, [CACHE_READ_RAW])
   const rawWrite = firstNumber(attrs, [CACHE_WRITE_RAW])
-  const cacheReadTokens = Math.round(firstNumber(attrs, CACHE_READ_INCLUDED) ?? rawRead ?? 0)
-  const cacheWriteTokens = Math.round(firstNumber(attrs, CACHE_WRITE_INCLUDED) ?? rawWrite ?? 0)
+  const cacheReadTokens = Math.round(includedRead ?? rawRead ?? 0)
+  const cacheWriteTokens = Math.round(includedWrite ?? rawWrite ?? 0)
   // Raw (Anthropic API) counts exclude the cache; included ones already hold it.
-  const rawStyle = firstNumber(attrs, CACHE_READ_INCLUDED) === null && firstNumber(attrs, CACHE_WRITE_INCLUDED) === null && (rawRead !== null || rawWrite !== null)
+  const rawStyle = includedRead === null && includedWrite === null && (rawRead !== null || rawWrite !== null)
   const inputTokens = rawStyle ? reported + cacheReadTokens + cacheWriteTokens : reported
   const outputTokens = Math.round(firstNumber(attrs, OUTPUT_KEYS) ?? 0)
   const reasoningTokens = Math.min(Math.round(firstNumber(attrs, REASONING_KEYS) ?? 0), outputTokens)
