@@ -23,8 +23,7 @@ export function budgetWatch(deps: { bus: Bus; store: Store; state: ControlState;
   async function checkOnce(nowMs = Date.now()): Promise<BudgetAlertRecord[]> {
     const starts = periodStarts(nowMs)
     const raised: BudgetAlertRecord[] = []
-    for (const ws of state.workspaces.values()) {
-      if (ws.deleted_at_ms !== null) continue
+    for (const ws of state.activeWorkspaces()) {
       const budgets = state.setting<Budgets>(ws.id, 'cost_budget', {})
       if (!budgets.day && !budgets.month) continue
       const spend = await workspaceSpend(store, ws.id, starts)

@@ -30,7 +30,7 @@ export function retentionSweeper(deps: { store: Store; state: ControlState; cach
     const hour = Math.floor(nowMs / 3_600_000)
     if (!(await cache.setIfAbsent(`svc:retention-sweep:${hour}`, String(process.pid), 2 * 3_600_000))) return null
     const out: SweepResult[] = []
-    for (const ws of [...state.workspaces.values()].filter((w) => w.deleted_at_ms === null)) {
+    for (const ws of state.activeWorkspaces()) {
       const hours = hoursOf(ws.id)
       const cutoffMs = retentionCutoffMs(nowMs, hours)
       try {

@@ -9,6 +9,7 @@ import { z } from 'zod'
 import { ENGINE_NAMES, type EngineName } from '@svc/shared/bus/topics'
 import type { ControlWriter } from '@svc/shared/control/control-plane'
 import { engineEnabled } from '@svc/shared/domain/engines'
+import { workspaceCostProvider } from '@svc/shared/domain/pricing'
 import { badRequest } from '@svc/shared/http/errors'
 import { mount, ROUTES, targetWorkspace } from '../access.js'
 import { actorOf } from '../actor.js'
@@ -49,10 +50,10 @@ export function settingRoutes(control: ControlWriter, opts: { defaultCostProvide
     return c.json(broadenSources(ws.id, ws.org_id))
   })
 
-  const costProvider = (ws: string) => {
-    const own = state.setting<string>(ws, 'cost_provider', '')
-    return { cost_provider: own, effective_provider: own || opts.defaultCostProvider }
-  }
+  const costProvider = (ws: string) => ({
+    cost_provider: state.setting<string>(ws, 'cost_provider', ''),
+    effective_provider: workspaceCostProvider(state, ws, opts.defaultCostProvider),
+  })
   mount(app, ROUTES.getCostProvider, state, (c) => c.json(costProvider(targetWorkspace(c).id)))
   mount(app, ROUTES.patchCostProvider, state, async (c) => {
     const ws = targetWorkspace(c)

@@ -193,8 +193,9 @@ export class ControlState {
     return undefined
   }
 
-  activeWorkspaces(orgId: string): Workspace[] {
-    return [...this.workspaces.values()].filter((w) => w.org_id === orgId && w.deleted_at_ms === null)
+  /** Active (not soft-deleted) workspaces of an organization, or of every organization. */
+  activeWorkspaces(orgId?: string): Workspace[] {
+    return [...this.workspaces.values()].filter((w) => (orgId === undefined || w.org_id === orgId) && w.deleted_at_ms === null)
   }
 
   userByEmail(email: string): User | undefined {

@@ -41,6 +41,11 @@ export function loadPriceTable(file: string = BUNDLED_PRICE_TABLE): PriceTable {
   return parsed.data
 }
 
+/** The workspace's effective cost provider: its cost_provider setting, else the deployment default. */
+export function workspaceCostProvider(state: { setting<T>(ws: string, name: string, fallback: T): T }, workspaceId: string, defaultProvider: string): string {
+  return state.setting<string>(workspaceId, 'cost_provider', '') || defaultProvider
+}
+
 export interface TokenCounts {
   /** All input tokens, cache reads and writes included. */
   input: number
