@@ -4,8 +4,7 @@ import { loadConfig } from '@svc/shared/config'
 import { ControlPlane } from '@svc/shared/control/control-plane'
 import { createLogger } from '@svc/shared/log'
 import { listen } from '@svc/shared/http/serve'
-import { metricsApp, registerConsumerLag } from '@svc/shared/metrics'
-import { TOPICS } from '@svc/shared/bus/topics'
+import { metricsApp, PIPELINE_LAG, registerConsumerLag } from '@svc/shared/metrics'
 import { createStore } from '@svc/shared/store/index'
 import { migrate } from '@svc/shared/store/migrate'
 import { startAssembler } from './service.js'
@@ -19,7 +18,7 @@ await migrate(store, log)
 const cache = await createCache(config, log)
 const control = await ControlPlane.start(bus, log)
 const assembler = await startAssembler({ bus, store, control, cache, config, log })
-registerConsumerLag(bus, [{ group: 'assembler', topic: TOPICS.spansRaw }, { group: 'dead-letter-sink', topic: TOPICS.spansRawDlq }])
+registerConsumerLag(bus, PIPELINE_LAG)
 const metrics = await listen(metricsApp(), { host: config.SVC_HOST, port: config.SVC_METRICS_PORT, log, name: 'assembler-metrics' })
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const)

@@ -1,11 +1,11 @@
 import type { Logger } from '@svc/shared/log'
-import { TOPICS } from '@svc/shared/bus/topics'
+import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
 import type { Bus, Subscription } from '@svc/shared/bus/types'
 import type { Cache } from '@svc/shared/cache/types'
 import type { Config } from '@svc/shared/config'
 import type { ControlState } from '@svc/shared/control/state'
 import { enabledTraceEngines } from '@svc/shared/domain/engines'
-import { loadPriceTable } from '@svc/shared/domain/pricing'
+import { loadPriceTable, workspaceCostProvider } from '@svc/shared/domain/pricing'
 import { workspaceRetentionHours } from '@svc/shared/domain/retention'
 import { createBatchWriter } from '@svc/shared/store/batch-writer'
 import { reconcileTraceTotals, storedSpans, tracesWithTotals } from '@svc/shared/store/queries/trace-totals'
@@ -24,13 +24,25 @@ import { TraceTracker } from './trace-tracker.js'
 type RetentionSweeper = ReturnType<typeof retentionSweeper>
 type BudgetWatch = ReturnType<typeof budgetWatch>
 
-/** Runs tasks one at a time, in order; a failed task does not stop the ones after it. */
-function serial() {
+/**
+ * A job run every `everyMs`, and on demand (`run`), one run at a time: a run waits
+ * for the one before it, and a failed run (logged) does not stop the next.
+ */
+function periodic<T>(job: (nowMs?: number) => Promise<T>, everyMs: number, log: Logger, what: string) {
   let tail: Promise<unknown> = Promise.resolve()
-  return <T>(task: () => Promise<T>): Promise<T> => {
-    const run = tail.then(task)
-    tail = run.catch(() => {})
-    return run
+  const run = (nowMs?: number): Promise<T> => {
+    const next = tail.then(() => job(nowMs))
+    tail = next.catch(() => {})
+    return next
+  }
+  const timer = setInterval(() => run().catch((err) => log.warn({ err }, `${what} failed`)), everyMs)
+  timer.unref()
+  return {
+    run,
+    async stop() {
+      clearInterval(timer)
+      await tail
+    },
   }
 }
 
@@ -70,7 +82,7 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
   const subs: Subscription[] = []
   subs.push(
     await bus.subscribe({
-      group: 'assembler',
+      group: GROUPS.assembler,
       topics: [TOPICS.spansRaw],
       fromBeginning: true,
       maxBatchRecords: config.SVC_ASSEMBLER_BATCH_ROWS,
@@ -81,7 +93,7 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
         log,
         rowContextFor: (ws) => ({
           retentionHours: workspaceRetentionHours(control.state, ws, config.SVC_DEFAULT_RETENTION_HOURS),
-          costProvider: control.state.setting<string>(ws, 'cost_provider', '') || config.SVC_DEFAULT_COST_PROVIDER,
+          costProvider: workspaceCostProvider(control.state, ws, config.SVC_DEFAULT_COST_PROVIDER),
           prices,
         }),
         storedSpans: async (rows) => new Set((await storedSpans(store, rows)).map(spanKey)),
@@ -92,7 +104,7 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
       }),
     }),
   )
-  subs.push(await bus.subscribe({ group: 'dead-letter-sink', topics: [TOPICS.spansRawDlq], fromBeginning: true, onBatch: deadLetterBatchHandler(store, log) }))
+  subs.push(await bus.subscribe({ group: GROUPS.deadLetterSink, topics: [TOPICS.spansRawDlq], fromBeginning: true, onBatch: deadLetterBatchHandler(store, log) }))
   await Promise.all(subs.map((s) => s.ready))
 
   const enginesFor = (ws: string) => enabledTraceEngines(control.state.setting<Record<string, boolean>>(ws, 'engines', {}))
@@ -112,41 +124,30 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
   }, Math.min(1000, Math.max(50, Math.floor(config.SVC_TRACE_QUIET_MS / 4))))
 
   const sweeper = retentionSweeper({ store, state: control.state, cache: deps.cache, defaultHours: config.SVC_DEFAULT_RETENTION_HOURS, log })
-  const sweeps = serial()
-  const sweepTimer = setInterval(() => sweeps(() => sweeper.sweepOnce()).catch((err) => log.warn({ err }, 'retention sweep failed')), config.SVC_RETENTION_SWEEP_MS)
-  sweepTimer.unref()
+  const sweeps = periodic((nowMs) => sweeper.sweepOnce(nowMs), config.SVC_RETENTION_SWEEP_MS, log, 'retention sweep')
   const budgets = budgetWatch({ bus, store, state: control.state, cache: deps.cache, log })
-  const checks = serial()
-  const budgetTimer = setInterval(() => checks(() => budgets.checkOnce()).catch((err) => log.warn({ err }, 'budget check failed')), config.SVC_BUDGET_CHECK_MS)
-  budgetTimer.unref()
+  const checks = periodic((nowMs) => budgets.checkOnce(nowMs), config.SVC_BUDGET_CHECK_MS, log, 'budget check')
   // Drift: each workspace's day row, recomputed on a schedule (replaced in drift_daily_v1).
-  const rollUpDrift = async (nowMs = Date.now()) => {
-    let n = 0
-    for (const ws of control.state.workspaces.values()) {
-      if (ws.deleted_at_ms !== null) continue
-      await saveDrift(store, ws.id, await measureDrift(store, ws.id, nowMs, config.SVC_DRIFT_BASELINE_DAYS))
-      n++
-    }
-    return n
-  }
-  const drifts = serial()
-  const driftTimer = setInterval(() => drifts(() => rollUpDrift()).catch((err) => log.warn({ err }, 'drift roll-up failed')), config.SVC_DRIFT_ROLLUP_MS)
-  driftTimer.unref()
+  const drifts = periodic(
+    async (nowMs = Date.now()) => {
+      const live = control.state.activeWorkspaces()
+      for (const ws of live) await saveDrift(store, ws.id, await measureDrift(store, ws.id, nowMs, config.SVC_DRIFT_BASELINE_DAYS))
+      return live.length
+    },
+    config.SVC_DRIFT_ROLLUP_MS,
+    log,
+    'drift roll-up',
+  )
 
   log.info('assembler running')
   return {
     tracker,
-    checkBudgets: (nowMs) => checks(() => budgets.checkOnce(nowMs)),
-    sweepRetention: (nowMs) => sweeps(() => sweeper.sweepOnce(nowMs)),
-    rollUpDrift: (nowMs) => drifts(() => rollUpDrift(nowMs)),
+    checkBudgets: checks.run,
+    sweepRetention: sweeps.run,
+    rollUpDrift: drifts.run,
     async close() {
       clearInterval(timer)
-      clearInterval(sweepTimer)
-      clearInterval(budgetTimer)
-      clearInterval(driftTimer)
-      await drifts(async () => {})
-      await checks(async () => {})
-      await sweeps(async () => {})
+      await Promise.all([sweeps.stop(), checks.stop(), drifts.stop()])
       await Promise.all(subs.map((s) => s.close()))
       await writer.close()
       await ticking

@@ -11,8 +11,7 @@ import type { ControlState } from '@svc/shared/control/state'
 import { jsonErrorHandler, jsonNotFound } from '@svc/shared/http/errors'
 import type { Logger } from '@svc/shared/log'
 import { Registry } from 'prom-client'
-import { TOPICS } from '@svc/shared/bus/topics'
-import { processRegistry, registerConsumerLag } from '@svc/shared/metrics'
+import { PIPELINE_LAG, processRegistry, registerConsumerLag } from '@svc/shared/metrics'
 import { createIngestMetrics, ingestRegistry, type IngestMetrics } from './metrics.js'
 import { InflightBudget } from './middleware/backpressure.js'
 import { otlpRoutes } from './routes/otlp.js'
@@ -50,7 +49,7 @@ export function createIngestApp(deps: IngestDeps): IngestApp {
   app.get('/health', (c) => c.json({ status: 'ok' }))
   const { registry, requestSeconds } = ingestRegistry(metrics, () => budget.inflightBytes)
   // Lag of the groups that consume what ingest writes (the assembler, the dead-letter sink).
-  registerConsumerLag(bus, [{ group: 'assembler', topic: TOPICS.spansRaw }, { group: 'dead-letter-sink', topic: TOPICS.spansRawDlq }], registry)
+  registerConsumerLag(bus, PIPELINE_LAG, registry)
   app.use('/v1/*', async (c, next) => {
     const done = requestSeconds.startTimer()
     await next()

@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 
 /**
  * Ingest counters as plain numbers, shared by the routes and exposed on the app so
- * tests and (later) a Prometheus /metrics endpoint can read them.
+ * tests read them directly and GET /metrics reads them when scraped (ingestRegistry).
  */
 export interface IngestMetrics {
   /** Trace requests that reached the handler (authenticated). */

@@ -6,6 +6,7 @@
  */
 import { Hono } from 'hono'
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { GROUPS, TOPICS } from './bus/topics.js'
 import type { Bus } from './bus/types.js'
 
 export const processRegistry = new Registry()
@@ -29,6 +30,12 @@ export const insertSeconds = new Histogram({
 
 /** Consumer groups whose lag /metrics reports: group -> topics it reads. */
 export type LagWatch = Array<{ group: string; topic: string }>
+
+/** The lag worth watching in every process: the assembler's two groups. */
+export const PIPELINE_LAG: LagWatch = [
+  { group: GROUPS.assembler, topic: TOPICS.spansRaw },
+  { group: GROUPS.deadLetterSink, topic: TOPICS.spansRawDlq },
+]
 
 /**
  * svc_consumer_lag_records{group,topic,partition}: records written but not yet

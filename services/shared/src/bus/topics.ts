@@ -15,6 +15,9 @@ export const TOPICS = {
   budgetAlerts: 'budget.alerts.v1',
 } as const
 
+/** Consumer groups of the assembler: spans.raw.v1 -> spans_v1, spans.raw.v1.dlq -> dead_letters_v1. */
+export const GROUPS = { assembler: 'assembler', deadLetterSink: 'dead-letter-sink' } as const
+
 /** Engines that run per trace and so get a job topic (fleet_monitor is workspace-level, daily). */
 export const TRACE_ENGINES = [
   'content_reliability',
