@@ -70,7 +70,7 @@ function seededState(): ControlState {
   return state
 }
 const appOver = (state: ControlState) =>
-  createApiApp({ store, cache: createMemoryCache(), control: foldingWriter(state), jwtSecret: SECRET, jwtTtlSeconds: 600, defaultRetentionHours: 720, defaultCostProvider: 'openai', masterKey: masterKeyFrom(randomBytes(32)), log })
+  createApiApp({ store, cache: createMemoryCache(), control: foldingWriter(state), jwtSecret: SECRET, jwtTtlSeconds: 600, defaultRetentionHours: 720, defaultCostProvider: 'openai', driftBaselineDays: 7, masterKey: masterKeyFrom(randomBytes(32)), log })
 
 beforeAll(async () => {
   const state = seededState()

@@ -36,8 +36,8 @@ export interface ApiAppDeps {
   defaultRetentionHours: number
   /** effective_provider of workspaces without a cost_provider (SVC_DEFAULT_COST_PROVIDER). */
   defaultCostProvider: string
-  /** SVC_DRIFT_BASELINE_DAYS (7). */
-  driftBaselineDays?: number
+  /** SVC_DRIFT_BASELINE_DAYS: the baseline window drift compares the last day with. */
+  driftBaselineDays: number
   /** Seals LLM and search API keys (SVC_MASTER_KEY). */
   masterKey: MasterKey
   log: Logger
@@ -63,7 +63,7 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   app.route('/', retentionRoutes(deps.control, { store, master: deps.masterKey, defaultRetentionHours: deps.defaultRetentionHours }))
   app.route('/', usageRoutes(store, state))
   app.route('/', healthRoutes(store, state))
-  app.route('/', driftRoutes(store, state, { baselineDays: deps.driftBaselineDays ?? 7 }))
+  app.route('/', driftRoutes(store, state, { baselineDays: deps.driftBaselineDays }))
   app.route('/', traceRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
   app.onError(jsonErrorHandler(log))
   app.notFound(jsonNotFound)

@@ -62,6 +62,7 @@ export async function apiHarness(opts: {
     jwtTtlSeconds: 600,
     defaultRetentionHours: opts.defaultRetentionHours ?? 720,
     defaultCostProvider: opts.defaultCostProvider ?? 'openai',
+    driftBaselineDays: 7,
     masterKey,
     log: opts.log ?? quiet,
   })

@@ -1,22 +1,20 @@
 /** Inputs of the drift roll-up (from the hourly roll-ups and trace scores) and its stored rows. */
 import { computeDrift, type Drift, type DriftDimension, type WindowFigures } from '../../domain/drift.js'
 import type { Store } from '../types.js'
-
-const sec = (ms: number) => String(Math.floor(ms / 1000))
+import { IN_WINDOW, windowParams } from './usage.js'
 
 /** Figures of a workspace's traffic in [fromMs, toMs). */
 export async function windowFigures(store: Store, workspaceId: string, fromMs: number, toMs: number): Promise<WindowFigures> {
-  const params = { ws: workspaceId, from: sec(fromMs), to: sec(toMs) }
-  const inWindow = `workspace_id = {ws:UUID} AND hour >= toDateTime({from:UInt32}) AND hour < toDateTime({to:UInt32})`
+  const params = windowParams(workspaceId, { fromMs, toMs })
   const [usage, models, lat, scores] = await Promise.all([
     store.query<{ traces: number; cost: number; tokens: number }>(
-      `SELECT sum(traces) AS traces, sum(cost_usd) AS cost, sum(input_tokens) + sum(output_tokens) AS tokens FROM usage_hourly_v1 WHERE ${inWindow}`,
+      `SELECT sum(traces) AS traces, sum(cost_usd) AS cost, sum(input_tokens) + sum(output_tokens) AS tokens FROM usage_hourly_v1 WHERE ${IN_WINDOW}`,
       params,
       { tag: 'drift.usage' },
     ),
-    store.query<{ model: string; calls: number }>(`SELECT model, sum(llm_calls) AS calls FROM usage_hourly_v1 WHERE ${inWindow} AND model != '' GROUP BY model`, params, { tag: 'drift.models' }),
+    store.query<{ model: string; calls: number }>(`SELECT model, sum(llm_calls) AS calls FROM usage_hourly_v1 WHERE ${IN_WINDOW} AND model != '' GROUP BY model`, params, { tag: 'drift.models' }),
     store.query<{ calls: number; errors: number; q: number[] }>(
-      `SELECT sum(calls) AS calls, sum(errors) AS errors, quantilesTDigestMerge(0.5, 0.95, 0.99)(duration_ms) AS q FROM latency_hourly_v1 WHERE ${inWindow}`,
+      `SELECT sum(calls) AS calls, sum(errors) AS errors, quantilesTDigestMerge(0.5, 0.95, 0.99)(duration_ms) AS q FROM latency_hourly_v1 WHERE ${IN_WINDOW}`,
       params,
       { tag: 'drift.latency' },
     ),

@@ -14,6 +14,10 @@ export interface HourWindow {
 
 const sec = (ms: number) => String(Math.floor(ms / 1000))
 
+/** Selects one workspace's hours of a window in the hourly roll-ups; parameters from windowParams. */
+export const IN_WINDOW = 'workspace_id = {ws:UUID} AND hour >= toDateTime({from:UInt32}) AND hour < toDateTime({to:UInt32})'
+export const windowParams = (workspaceId: string, w: HourWindow) => ({ ws: workspaceId, from: sec(w.fromMs), to: sec(w.toMs) })
+
 export interface UsageSummary {
   totals: { trace_count: number; span_count: number; llm_calls: number; unpriced_calls: number; input_tokens: number; output_tokens: number; cache_read_tokens: number; reasoning_tokens: number; cost_usd: number }
   by_model: Array<{ model: string; provider: string; llm_calls: number; unpriced_calls: number; input_tokens: number; output_tokens: number; cost_usd: number }>
@@ -24,28 +28,27 @@ const num = (v: unknown) => Number(v ?? 0)
 const usd = (v: unknown) => Math.round(Number(v ?? 0) * 1e9) / 1e9
 
 export async function usageSummary(store: Store, workspaceId: string, w: HourWindow): Promise<UsageSummary> {
-  const params = { ws: workspaceId, from: sec(w.fromMs), to: sec(w.toMs) }
-  const where = `workspace_id = {ws:UUID} AND hour >= toDateTime({from:UInt32}) AND hour < toDateTime({to:UInt32})`
+  const params = windowParams(workspaceId, w)
   const [totals, byModel, byProject] = await Promise.all([
     store.query<Record<string, unknown>>(
       `SELECT sum(traces) AS trace_count, sum(spans) AS span_count, sum(llm_calls) AS llm_calls, sum(unpriced_calls) AS unpriced_calls,
         sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, sum(cache_read_tokens) AS cache_read_tokens,
         sum(reasoning_tokens) AS reasoning_tokens, sum(cost_usd) AS cost_usd
-FROM usage_hourly_v1 WHERE ${where}`,
+FROM usage_hourly_v1 WHERE ${IN_WINDOW}`,
       params,
       { tag: 'usage.summary.totals' },
     ),
     store.query<Record<string, unknown>>(
       `SELECT model, provider, sum(llm_calls) AS llm_calls, sum(unpriced_calls) AS unpriced_calls, sum(input_tokens) AS input_tokens,
         sum(output_tokens) AS output_tokens, sum(cost_usd) AS cost_usd
-FROM usage_hourly_v1 WHERE ${where} AND model != ''
+FROM usage_hourly_v1 WHERE ${IN_WINDOW} AND model != ''
 GROUP BY model, provider ORDER BY cost_usd DESC, llm_calls DESC, model`,
       params,
       { tag: 'usage.summary.by-model' },
     ),
     store.query<Record<string, unknown>>(
       `SELECT project_id, sum(traces) AS trace_count, sum(llm_calls) AS llm_calls, sum(cost_usd) AS cost_usd
-FROM usage_hourly_v1 WHERE ${where}
+FROM usage_hourly_v1 WHERE ${IN_WINDOW}
 GROUP BY project_id ORDER BY cost_usd DESC, trace_count DESC, project_id`,
       params,
       { tag: 'usage.summary.by-project' },
@@ -67,9 +70,9 @@ export async function usageByDay(store: Store, workspaceId: string, firstDayMs: 
   const rows = await store.query<{ day: string; trace_count: number; total_tokens: number; total_cost_usd: number }>(
     `SELECT toString(toDate(hour)) AS day, sum(traces) AS trace_count, sum(input_tokens) + sum(output_tokens) AS total_tokens, sum(cost_usd) AS total_cost_usd
 FROM usage_hourly_v1
-WHERE workspace_id = {ws:UUID} AND hour >= toDateTime({from:UInt32}) AND hour < toDateTime({to:UInt32})
+WHERE ${IN_WINDOW}
 GROUP BY day`,
-    { ws: workspaceId, from: sec(firstDayMs), to: sec(firstDayMs + days * 86_400_000) },
+    windowParams(workspaceId, { fromMs: firstDayMs, toMs: firstDayMs + days * 86_400_000 }),
     { tag: 'usage.timeseries' },
   )
   const byDay = new Map(rows.map((r) => [r.day, r]))
@@ -93,9 +96,9 @@ export async function latencyByPhase(store: Store, workspaceId: string, w: HourW
   const rows = await store.query<{ phase: Phase; q: number[]; calls: number; errors: number }>(
     `SELECT phase, quantilesTDigestMerge(0.5, 0.95, 0.99)(duration_ms) AS q, sum(calls) AS calls, sum(errors) AS errors
 FROM latency_hourly_v1
-WHERE workspace_id = {ws:UUID} AND hour >= toDateTime({from:UInt32}) AND hour < toDateTime({to:UInt32})
+WHERE ${IN_WINDOW}
 GROUP BY phase ORDER BY phase`,
-    { ws: workspaceId, from: sec(w.fromMs), to: sec(w.toMs) },
+    windowParams(workspaceId, w),
     { tag: 'usage.latency' },
   )
   const ms = (v: number | undefined) => Math.round((v ?? 0) * 1000) / 1000
