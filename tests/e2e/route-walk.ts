@@ -65,6 +65,11 @@ export async function walkAllRoutes(apiUrl: string, auth: Record<string, string>
     { route: 'listSources', status: 200, check: (b) => expect(Array.isArray(b.sources)).toBe(true) },
     { route: 'listTraces', status: 200 },
     { route: 'getTrace', status: 200 },
+    { route: 'traceContentReliability', status: 200, check: (b) => expect(Array.isArray(b.claims)).toBe(true) },
+    { route: 'traceDecisionTrace', status: 200, check: (b) => expect(Array.isArray(b.nodes)).toBe(true) },
+    { route: 'traceDecomposition', status: 200, check: (b) => expect(Array.isArray(b.sub_tasks)).toBe(true) },
+    { route: 'traceSourcesMatrix', status: 200, check: (b) => expect(Array.isArray(b.sources)).toBe(true) },
+    { route: 'traceOptimization', status: 200, check: (b) => expect(Array.isArray(b.findings)).toBe(true) },
     { route: 'removeMember', params: { user_id: '$user_id' }, status: 204 },
     { route: 'deleteWorkspace', params: { ws_id: '$ws_id' }, status: 204 },
     // Last: afterwards the caller is admin.

@@ -1,6 +1,7 @@
 import type { Logger } from '@svc/shared/log'
 import { startApi } from '@svc/api/service'
 import { startAssembler } from '@svc/assembler/service'
+import { startEngines } from '@svc/engines/service'
 import { startIngest } from '@svc/ingest/service'
 import { createBus, topicSpecsFor } from '@svc/shared/bus/index'
 import { createCache } from '@svc/shared/cache/index'
@@ -46,6 +47,8 @@ export async function startAll(config: Config, log: Logger): Promise<RunningStac
     const generated = await bootstrapIdentity({ control, cache, config, log })
     const assembler = await startAssembler({ bus, store, control, cache, config, log })
     closers.push(() => assembler.close())
+    const engines = await startEngines({ bus, store, control, cache, config, log })
+    closers.push(() => engines.close())
     const ingest = await startIngest({ bus, control, cache, config, log })
     closers.push(() => ingest.close())
     const api = await startApi({ store, control, cache, config, log })

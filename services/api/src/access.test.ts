@@ -70,7 +70,7 @@ function seededState(): ControlState {
   return state
 }
 const appOver = (state: ControlState) =>
-  createApiApp({ store, cache: createMemoryCache(), control: foldingWriter(state), jwtSecret: SECRET, jwtTtlSeconds: 600, defaultRetentionHours: 720, defaultCostProvider: 'openai', driftBaselineDays: 7, masterKey: masterKeyFrom(randomBytes(32)), log })
+  createApiApp({ store, cache: createMemoryCache(), control: foldingWriter(state), jwtSecret: SECRET, jwtTtlSeconds: 600, defaultRetentionHours: 720, defaultCostProvider: 'openai', driftBaselineDays: 7, engineStallMs: 15 * 60_000, masterKey: masterKeyFrom(randomBytes(32)), log })
 
 beforeAll(async () => {
   const state = seededState()
@@ -205,6 +205,11 @@ describe('the access table', () => {
       'DELETE /v1/observ/orgs/:org/search-credentials': 'dev',
       [`GET ${W}/traces`]: 'viewer',
       [`GET ${W}/traces/:trace_id`]: 'viewer',
+      [`GET ${W}/traces/:trace_id/content-reliability`]: 'viewer',
+      [`GET ${W}/traces/:trace_id/decision-trace`]: 'viewer',
+      [`GET ${W}/traces/:trace_id/decomposition`]: 'viewer',
+      [`GET ${W}/traces/:trace_id/sources-matrix`]: 'viewer',
+      [`GET ${W}/traces/:trace_id/optimization`]: 'viewer',
     })
   })
 })

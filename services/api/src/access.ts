@@ -84,6 +84,11 @@ export const ROUTES = {
   deleteSearchCredentials: { method: 'DELETE', path: `${OBSERV_ORG}/search-credentials`, role: 'dev', scope: 'org-slug' },
   listTraces: { method: 'GET', path: `${WS}/traces`, role: 'viewer', scope: 'workspace-slug' },
   getTrace: { method: 'GET', path: `${WS}/traces/:trace_id`, role: 'viewer', scope: 'workspace-slug' },
+  traceContentReliability: { method: 'GET', path: `${WS}/traces/:trace_id/content-reliability`, role: 'viewer', scope: 'workspace-slug' },
+  traceDecisionTrace: { method: 'GET', path: `${WS}/traces/:trace_id/decision-trace`, role: 'viewer', scope: 'workspace-slug' },
+  traceDecomposition: { method: 'GET', path: `${WS}/traces/:trace_id/decomposition`, role: 'viewer', scope: 'workspace-slug' },
+  traceSourcesMatrix: { method: 'GET', path: `${WS}/traces/:trace_id/sources-matrix`, role: 'viewer', scope: 'workspace-slug' },
+  traceOptimization: { method: 'GET', path: `${WS}/traces/:trace_id/optimization`, role: 'viewer', scope: 'workspace-slug' },
 } as const satisfies Record<string, RouteSpec>
 
 export interface Target {

@@ -22,6 +22,7 @@ import { settingRoutes } from './routes/settings.js'
 import { orgRoutes } from './routes/orgs.js'
 import { driftRoutes } from './routes/drift.js'
 import { healthRoutes } from './routes/health.js'
+import { engineOutputRoutes } from './routes/engine-outputs.js'
 import { traceRoutes } from './routes/traces.js'
 import { usageRoutes } from './routes/usage.js'
 import { workspaceRoutes } from './routes/workspaces.js'
@@ -38,6 +39,8 @@ export interface ApiAppDeps {
   defaultCostProvider: string
   /** SVC_DRIFT_BASELINE_DAYS: the baseline window drift compares the last day with. */
   driftBaselineDays: number
+  /** Ingestion health: jobs this old without a successful run since mark an engine stalled. */
+  engineStallMs: number
   /** Seals LLM and search API keys (SVC_MASTER_KEY). */
   masterKey: MasterKey
   log: Logger
@@ -62,9 +65,10 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   app.route('/', budgetRoutes(deps.control, store))
   app.route('/', retentionRoutes(deps.control, { store, master: deps.masterKey, defaultRetentionHours: deps.defaultRetentionHours }))
   app.route('/', usageRoutes(store, state))
-  app.route('/', healthRoutes(store, state))
+  app.route('/', healthRoutes(store, state, { stallAfterMs: deps.engineStallMs }))
   app.route('/', driftRoutes(store, state, { baselineDays: deps.driftBaselineDays }))
   app.route('/', traceRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
+  app.route('/', engineOutputRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
   app.onError(jsonErrorHandler(log))
   app.notFound(jsonNotFound)
   return app

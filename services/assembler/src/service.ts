@@ -10,13 +10,13 @@ import { workspaceRetentionHours } from '@svc/shared/domain/retention'
 import { createBatchWriter } from '@svc/shared/store/batch-writer'
 import { reconcileTraceTotals, storedSpans, tracesWithTotals } from '@svc/shared/store/queries/trace-totals'
 import { traceKey } from '@svc/shared/bus/records'
-import { measureDrift, saveDrift } from '@svc/shared/store/queries/drift'
 import { findUncompletedTraces } from '@svc/shared/store/queries/traces'
 import type { Store } from '@svc/shared/store/types'
 import { spanKey } from './assemble.js'
 import { emitCompletions } from './completion.js'
 import { budgetWatch } from './budget-watch.js'
 import { deadLetterBatchHandler } from './dead-letter-sink.js'
+import { fleetMonitorOnce } from './fleet-monitor.js'
 import { retentionSweeper } from './retention-sweeper.js'
 import { spanBatchHandler } from './span-consumer.js'
 import { TraceTracker } from './trace-tracker.js'
@@ -107,7 +107,7 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
   subs.push(await bus.subscribe({ group: GROUPS.deadLetterSink, topics: [TOPICS.spansRawDlq], fromBeginning: true, onBatch: deadLetterBatchHandler(store, log) }))
   await Promise.all(subs.map((s) => s.ready))
 
-  const enginesFor = (ws: string) => enabledTraceEngines(control.state.setting<Record<string, boolean>>(ws, 'engines', {}))
+  const enginesFor = (ws: string) => enabledTraceEngines(control.state, ws)
   let ticking: Promise<void> = Promise.resolve()
   const tick = async () => {
     const now = Date.now()
@@ -127,12 +127,11 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
   const sweeps = periodic((nowMs) => sweeper.sweepOnce(nowMs), config.SVC_RETENTION_SWEEP_MS, log, 'retention sweep')
   const budgets = budgetWatch({ bus, store, state: control.state, cache: deps.cache, log })
   const checks = periodic((nowMs) => budgets.checkOnce(nowMs), config.SVC_BUDGET_CHECK_MS, log, 'budget check')
-  // Drift: each workspace's day row, recomputed on a schedule (replaced in drift_daily_v1).
+  // fleet_monitor: each allowed workspace's day row (drift + anomalies), recomputed on a schedule; resolves to the workspaces rolled up.
   const drifts = periodic(
     async (nowMs = Date.now()) => {
-      const live = control.state.activeWorkspaces()
-      for (const ws of live) await saveDrift(store, ws.id, await measureDrift(store, ws.id, nowMs, config.SVC_DRIFT_BASELINE_DAYS))
-      return live.length
+      const runs = await fleetMonitorOnce({ store, state: control.state, baselineDays: config.SVC_DRIFT_BASELINE_DAYS, log }, nowMs)
+      return runs.filter((r) => r.ok).length
     },
     config.SVC_DRIFT_ROLLUP_MS,
     log,

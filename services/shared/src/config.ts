@@ -68,6 +68,25 @@ export const ConfigSchema = z
     SVC_DRIFT_BASELINE_DAYS: positiveInt.default(7),
     SVC_DRIFT_ROLLUP_MS: positiveInt.default(3_600_000),
 
+    // Engines. SVC_ENGINES: which engine workers this process runs ('all', 'none', or a comma list).
+    SVC_ENGINES: z.string().default('all'),
+    // Traces one engine worker analyses at once, and its retries before a job is dead-lettered.
+    SVC_ENGINE_CONCURRENCY: positiveInt.default(8),
+    SVC_ENGINE_RETRY_ATTEMPTS: positiveInt.default(3),
+    SVC_ENGINE_RETRY_BASE_MS: positiveInt.default(500),
+    // Ingestion health calls an engine stalled when jobs this old have not been followed by a success.
+    SVC_ENGINE_STALL_MS: positiveInt.default(15 * 60_000),
+    // LLM calls of the engines: per-call deadline and calls in flight per organization.
+    SVC_ENGINE_LLM_TIMEOUT_MS: positiveInt.default(30_000),
+    SVC_ENGINE_LLM_CONCURRENCY: positiveInt.default(4),
+    // The platform default model, used only as the fallback of organizations that turn fallback on.
+    SVC_PLATFORM_LLM_PROVIDER: optionalString,
+    SVC_PLATFORM_LLM_MODEL: optionalString,
+    SVC_PLATFORM_LLM_API_KEY: optionalString,
+    SVC_PLATFORM_LLM_API_BASE: optionalString,
+    // The web search API behind the search credential (Tavily-compatible).
+    SVC_SEARCH_API_BASE: z.string().url().default('https://api.tavily.com'),
+
     SVC_INIT_ORG_SLUG: optionalString,
     SVC_INIT_WORKSPACE_SLUG: optionalString,
     SVC_INIT_PROJECT_ID: optionalString,

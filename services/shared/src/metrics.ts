@@ -5,8 +5,8 @@
  * that one endpoint covers every service.
  */
 import { Hono } from 'hono'
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
-import { GROUPS, TOPICS } from './bus/topics.js'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { engineGroup, engineJobsTopic, GROUPS, TOPICS, TRACE_ENGINES } from './bus/topics.js'
 import type { Bus } from './bus/types.js'
 
 export const processRegistry = new Registry()
@@ -28,13 +28,31 @@ export const insertSeconds = new Histogram({
   registers: [processRegistry],
 })
 
+/** svc_engine_jobs_total{engine,outcome}: ok, failed (dead-lettered), skipped (engine off), gone (trace aged out). */
+export const engineJobsCounter = new Counter({
+  name: 'svc_engine_jobs_total',
+  help: 'Engine jobs by outcome',
+  labelNames: ['engine', 'outcome'],
+  registers: [processRegistry],
+})
+
+/** svc_engine_llm_tokens_total{engine,direction}: tokens the engines sent to (input) and got from (output) LLMs. */
+export const engineLlmTokens = new Counter({
+  name: 'svc_engine_llm_tokens_total',
+  help: 'LLM tokens used by the engines',
+  labelNames: ['engine', 'direction'],
+  registers: [processRegistry],
+})
+
 /** Consumer groups whose lag /metrics reports: group -> topics it reads. */
 export type LagWatch = Array<{ group: string; topic: string }>
 
-/** The lag worth watching in every process: the assembler's two groups. */
+/** The lag worth watching in every process: the assembler's groups, each engine's and the results sink's. */
 export const PIPELINE_LAG: LagWatch = [
   { group: GROUPS.assembler, topic: TOPICS.spansRaw },
   { group: GROUPS.deadLetterSink, topic: TOPICS.spansRawDlq },
+  ...TRACE_ENGINES.map((e) => ({ group: engineGroup(e), topic: engineJobsTopic(e) })),
+  { group: GROUPS.engineResultsSink, topic: TOPICS.engineResults },
 ]
 
 /**

@@ -48,7 +48,7 @@ beforeAll(async () => {
   const log = createLogger({ level: 'silent' })
   store = await createStore(loadConfig({ SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'api-cp-')) }), log)
   await migrate(store, log)
-  app = createApiApp({ store, cache: createMemoryCache(), control: foldingWriter(state), jwtSecret: SECRET, jwtTtlSeconds: 600, defaultRetentionHours: 720, defaultCostProvider: 'openai', driftBaselineDays: 7, masterKey: masterKeyFrom(randomBytes(32)), log })
+  app = createApiApp({ store, cache: createMemoryCache(), control: foldingWriter(state), jwtSecret: SECRET, jwtTtlSeconds: 600, defaultRetentionHours: 720, defaultCostProvider: 'openai', driftBaselineDays: 7, engineStallMs: 15 * 60_000, masterKey: masterKeyFrom(randomBytes(32)), log })
 }, 60_000)
 afterAll(() => store?.close())
 

@@ -7,7 +7,7 @@
 import { Hono } from 'hono'
 import { z } from 'zod'
 import type { ControlWriter } from '@svc/shared/control/control-plane'
-import { sealSecret, type MasterKey } from '@svc/shared/control/envelope'
+import { llmContext, sealSecret, searchContext, type MasterKey } from '@svc/shared/control/envelope'
 import type { ControlState } from '@svc/shared/control/state'
 import { mount, ROUTES, targetOrg } from '../access.js'
 import { actorOf } from '../actor.js'
@@ -15,8 +15,6 @@ import { jsonBody } from './auth.js'
 
 const last4 = (key: string) => key.slice(-4)
 
-export const llmContext = (orgId: string) => `llm:${orgId}`
-export const searchContext = (orgId: string) => `search:${orgId}`
 
 function llmView(state: ControlState, orgId: string) {
   const { llm, llm_fallback } = state.credentialsOf(orgId)

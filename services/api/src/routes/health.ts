@@ -3,8 +3,9 @@
  *
  * status: idle (no span started in the last hour), degraded (spans were dead-lettered
  * in the last hour, or an enabled engine is stalled), else ok. An engine is stalled
- * when spans are arriving and jobs emitted for it more than STALL_AFTER_MS ago have
- * not been followed by a successful run (engine_runs_v1).
+ * when spans are arriving and either its last run failed (jobs dead-lettered after
+ * their retries) or jobs emitted for it more than stallAfterMs ago have not been
+ * followed by a successful run (engine_runs_v1): failing, or not running at all.
  */
 import { Hono } from 'hono'
 import { TRACE_ENGINES } from '@svc/shared/bus/topics'
@@ -14,22 +15,23 @@ import { ingestionFigures } from '@svc/shared/store/queries/ingestion-health'
 import type { Store } from '@svc/shared/store/types'
 import { mount, ROUTES, targetWorkspace } from '../access.js'
 
-export const STALL_AFTER_MS = 15 * 60_000
-
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
-export function healthRoutes(store: Store, state: ControlState): Hono {
+export function healthRoutes(store: Store, state: ControlState, opts: { stallAfterMs: number }): Hono {
   const app = new Hono()
   mount(app, ROUTES.ingestionHealth, state, async (c) => {
     const ws = targetWorkspace(c)
     const now = Date.now()
-    const f = await ingestionFigures(store, ws.id, now, now - STALL_AFTER_MS)
-    const enabled = new Set<string>(enabledTraceEngines(state.setting<Record<string, boolean>>(ws.id, 'engines', {})))
+    const f = await ingestionFigures(store, ws.id, now, now - opts.stallAfterMs)
+    const enabled = new Set<string>(enabledTraceEngines(state, ws.id))
     const engines: Record<string, { status: 'ok' | 'stalled'; last_run_at: string | null }> = {}
     for (const name of TRACE_ENGINES) {
       if (!enabled.has(name)) continue
       const run = f.engines.get(name)
-      const stalled = f.spansLastHour > 0 && f.oldestPendingJobsAtMs !== null && (run?.lastOkAtMs ?? 0) < f.oldestPendingJobsAtMs
+      const lastOk = run?.lastOkAtMs ?? 0
+      const failing = (run?.lastRunAtMs ?? 0) > lastOk
+      const behind = f.oldestPendingJobsAtMs !== null && lastOk < f.oldestPendingJobsAtMs
+      const stalled = f.spansLastHour > 0 && (failing || behind)
       engines[name] = { status: stalled ? 'stalled' : 'ok', last_run_at: iso(run?.lastRunAtMs ?? null) }
     }
     const anyStalled = Object.values(engines).some((e) => e.status === 'stalled')

@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto'
 import { Hono, type Context } from 'hono'
 import { z } from 'zod'
+import { ENGINE_NAMES } from '@svc/shared/bus/topics'
 import type { ControlWriter, NewControlEvent } from '@svc/shared/control/control-plane'
 import { ROLE_RANK, RoleSchema, type Role } from '@svc/shared/control/events'
 import { hashPassword } from '@svc/shared/control/secrets'
@@ -26,6 +27,7 @@ export const describeOrg = (o: Org) => ({
   name: o.name,
   contact_email: o.contact_email,
   team_count: o.team_count,
+  engines: Object.fromEntries(ENGINE_NAMES.map((n) => [n, o.engine_gates[n] !== false])),
   created_at: new Date(o.created_at_ms).toISOString(),
   updated_at: new Date(o.updated_at_ms).toISOString(),
 })
@@ -88,12 +90,17 @@ export function orgRoutes(control: ControlWriter): Hono {
         name: z.string().trim().min(1).max(200).nullish(),
         contact_email: z.string().email().max(320).nullish(),
         team_count: z.string().max(64).nullish(),
+        // Beyond the spec: the organization-level engine gate (docs/api.md).
+        engines: z.record(z.boolean()).optional(),
       }),
     )
+    const unknownEngines = Object.keys(body.engines ?? {}).filter((n) => !(ENGINE_NAMES as readonly string[]).includes(n))
+    if (unknownEngines.length) throw badRequest(`unknown engine ${unknownEngines.join(', ')}`, { accepted: ENGINE_NAMES })
     const change = {
       ...(body.name ? { name: body.name } : {}),
       ...(body.contact_email !== undefined ? { contact_email: body.contact_email } : {}),
       ...(body.team_count !== undefined ? { team_count: body.team_count } : {}),
+      ...(body.engines ? { engine_gates: body.engines } : {}),
     }
     if (Object.keys(change).length) await control.append([{ type: 'org.updated', payload: { org_id: org.id, ...change } }], actorOf(c))
     return c.json(describeOrg(state.orgs.get(org.id)!))

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openSecret } from '@svc/shared/control/envelope'
 import { createLogger } from '@svc/shared/log'
 import { apiHarness, ORG, WS, type Harness } from '../test-support/harness.js'
-import { llmContext } from './credentials.js'
+import { llmContext } from '@svc/shared/control/envelope'
 
 const ADMIN = `dr_${'a'.repeat(40)}`
 const DEV = `dr_${'d'.repeat(40)}`

@@ -8,7 +8,7 @@ import { Hono } from 'hono'
 import { z } from 'zod'
 import { ENGINE_NAMES, type EngineName } from '@svc/shared/bus/topics'
 import type { ControlWriter } from '@svc/shared/control/control-plane'
-import { engineEnabled } from '@svc/shared/domain/engines'
+import { engineAllowed, engineEnabled } from '@svc/shared/domain/engines'
 import { workspaceCostProvider } from '@svc/shared/domain/pricing'
 import { badRequest } from '@svc/shared/http/errors'
 import { mount, ROUTES, targetWorkspace } from '../access.js'
@@ -63,9 +63,14 @@ export function settingRoutes(control: ControlWriter, opts: { defaultCostProvide
     return c.json(costProvider(ws.id))
   })
 
+  // Effective values: the workspace's switch and its organization's gate together.
+  // gated_by_organization (beyond the spec) says which switches the organization holds closed.
   const engines = (ws: string) => {
     const stored = state.setting<Record<string, boolean>>(ws, 'engines', {})
-    return { engines: Object.fromEntries(ENGINE_NAMES.map((n) => [n, engineEnabled(stored, n)])) as Record<EngineName, boolean> }
+    return {
+      engines: Object.fromEntries(ENGINE_NAMES.map((n) => [n, engineAllowed(state, ws, n)])) as Record<EngineName, boolean>,
+      gated_by_organization: ENGINE_NAMES.filter((n) => engineEnabled(stored, n) && !engineAllowed(state, ws, n)),
+    }
   }
   mount(app, ROUTES.getEngineSettings, state, (c) => c.json(engines(targetWorkspace(c).id)))
   mount(app, ROUTES.putEngineSettings, state, async (c) => {

@@ -63,6 +63,7 @@ export async function apiHarness(opts: {
     defaultRetentionHours: opts.defaultRetentionHours ?? 720,
     defaultCostProvider: opts.defaultCostProvider ?? 'openai',
     driftBaselineDays: 7,
+    engineStallMs: 15 * 60_000,
     masterKey,
     log: opts.log ?? quiet,
   })

@@ -66,11 +66,38 @@ export interface ControlEventRecord {
   at_ms: number
 }
 
+export interface EngineResultRecord {
+  org_id: string
+  workspace_id: string
+  trace_id: string
+  engine: string
+  engine_version: string
+  mode: string
+  payload_json: string
+  extras_json: string
+  llm_input_tokens: number
+  llm_output_tokens: number
+  computed_at_ms: number
+  expires_at_s: number
+}
+
+export interface EngineJobFailedRecord {
+  engine: string
+  job: Buffer
+  workspace_id: string
+  trace_id: string
+  error: string
+  attempts: number
+  failed_at_ms: number
+}
+
 export const spanV1 = loadAvroType<SpanRecord>('span.v1.avsc')
 export const traceCompletedV1 = loadAvroType<TraceCompletedRecord>('trace-completed.v1.avsc')
 export const deadLetterV1 = loadAvroType<DeadLetterRecord>('dead-letter.v1.avsc')
 export const controlEventV1 = loadAvroType<ControlEventRecord>('control-event.v1.avsc')
 export const budgetAlertV1 = loadAvroType<BudgetAlertRecord>('budget-alert.v1.avsc')
+export const engineResultV1 = loadAvroType<EngineResultRecord>('engine-result.v1.avsc')
+export const engineJobFailedV1 = loadAvroType<EngineJobFailedRecord>('engine-job-failed.v1.avsc')
 
 /** Spans of one trace share a partition, so one assembler sees the whole trace. */
 export const traceKey = (workspaceId: string, traceId: string) => `${workspaceId}:${traceId}`

@@ -13,10 +13,15 @@ export const TOPICS = {
   controlEvents: 'control.events.v1',
   /** BudgetAlert (budget-alert.v1.avsc), key workspace_id: cost budget thresholds crossed (advisory). */
   budgetAlerts: 'budget.alerts.v1',
+  /** EngineResult (engine-result.v1.avsc), key workspace_id:trace_id: every engine's output, landed by the results sink. */
+  engineResults: 'engine.results.v1',
 } as const
 
 /** Consumer groups of the assembler: spans.raw.v1 -> spans_v1, spans.raw.v1.dlq -> dead_letters_v1. */
-export const GROUPS = { assembler: 'assembler', deadLetterSink: 'dead-letter-sink' } as const
+export const GROUPS = { assembler: 'assembler', deadLetterSink: 'dead-letter-sink', engineResultsSink: 'engine-results-sink' } as const
+
+/** Each engine's workers form their own consumer group, so engines progress (and scale) independently. */
+export const engineGroup = (engine: TraceEngine) => `engine-${engine}`
 
 /** Engines that run per trace and so get a job topic (fleet_monitor is workspace-level, daily). */
 export const TRACE_ENGINES = [
@@ -40,6 +45,8 @@ export const ENGINES_OFF_BY_DEFAULT: ReadonlySet<EngineName> = new Set(['externa
 
 /** TraceCompleted (trace-completed.v1.avsc), key workspace_id:trace_id. */
 export const engineJobsTopic = (engine: TraceEngine) => `engine.${engine}.jobs.v1`
+/** EngineJobFailed (engine-job-failed.v1.avsc): jobs an engine gave up on after its retries. */
+export const engineJobsDlqTopic = (engine: TraceEngine) => `${engineJobsTopic(engine)}.dlq`
 
 export function allTopicSpecs(opts: { partitions: number; replicationFactor: number }): TopicSpec[] {
   const { partitions, replicationFactor } = opts
@@ -48,6 +55,8 @@ export function allTopicSpecs(opts: { partitions: number; replicationFactor: num
     { name: TOPICS.spansRawDlq, partitions: 1, replicationFactor },
     { name: TOPICS.controlEvents, partitions: 1, replicationFactor, retentionMs: -1 },
     { name: TOPICS.budgetAlerts, partitions: 1, replicationFactor },
+    { name: TOPICS.engineResults, partitions, replicationFactor },
     ...TRACE_ENGINES.map((e) => ({ name: engineJobsTopic(e), partitions, replicationFactor })),
+    ...TRACE_ENGINES.map((e) => ({ name: engineJobsDlqTopic(e), partitions: 1, replicationFactor })),
   ]
 }

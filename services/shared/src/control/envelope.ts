@@ -88,3 +88,7 @@ export function openSecret(master: MasterKey, sealed: SealedSecret, context: str
   const dataKey = open(master.key, sealed.wrapped_key, `key:${context}`)
   return open(dataKey, sealed.ciphertext, `secret:${context}`).toString('utf8')
 }
+
+/** The sealing contexts (AAD) of an organization's credentials: a secret opens only as what it was sealed for. */
+export const llmContext = (orgId: string) => `llm:${orgId}`
+export const searchContext = (orgId: string) => `search:${orgId}`

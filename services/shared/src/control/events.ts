@@ -16,7 +16,7 @@ const uuid = z.string().uuid()
 export const ControlEventPayloads = {
   'org.created': z.object({ org_id: uuid, slug: z.string(), name: z.string() }),
   /** Only the fields present change; null clears contact_email or team_count. */
-  'org.updated': z.object({ org_id: uuid, name: z.string().optional(), contact_email: z.string().nullable().optional(), team_count: z.string().nullable().optional() }),
+  'org.updated': z.object({ org_id: uuid, name: z.string().optional(), contact_email: z.string().nullable().optional(), team_count: z.string().nullable().optional(), engine_gates: z.record(z.boolean()).optional() }),
   /** Ignored by the fold when the slug is taken in the organization: the first writer wins. */
   'workspace.created': z.object({ workspace_id: uuid, org_id: uuid, slug: z.string(), name: z.string() }),
   /** Ignored as a whole when the new slug is taken by another active workspace of the organization. */

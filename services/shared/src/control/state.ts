@@ -2,7 +2,17 @@ import { ROLE_RANK, type ControlEvent, type Role } from './events.js'
 import type { SealedSecret } from './envelope.js'
 import { hashApiKey } from './secrets.js'
 
-export interface Org { id: string; slug: string; name: string; contact_email: string | null; team_count: string | null; created_at_ms: number; updated_at_ms: number }
+export interface Org {
+  id: string
+  slug: string
+  name: string
+  contact_email: string | null
+  team_count: string | null
+  /** Organization-level engine gates: an engine set false here runs in none of its workspaces. */
+  engine_gates: Record<string, boolean>
+  created_at_ms: number
+  updated_at_ms: number
+}
 export interface Workspace { id: string; org_id: string; slug: string; name: string; created_at_ms: number; updated_at_ms: number; deleted_at_ms: number | null }
 export interface User { id: string; email: string; password_hash: string | null; created_at_ms: number }
 export interface Membership { org_id: string; user_id: string; role: Role; workspace_id: string | null }
@@ -60,7 +70,7 @@ export class ControlState {
       case 'org.created': {
         const p = e.payload
         if (!this.orgs.has(p.org_id))
-          this.orgs.set(p.org_id, { id: p.org_id, slug: p.slug, name: p.name, contact_email: null, team_count: null, created_at_ms: e.at_ms, updated_at_ms: e.at_ms })
+          this.orgs.set(p.org_id, { id: p.org_id, slug: p.slug, name: p.name, contact_email: null, team_count: null, engine_gates: {}, created_at_ms: e.at_ms, updated_at_ms: e.at_ms })
         return
       }
       case 'org.updated': {
@@ -70,6 +80,7 @@ export class ControlState {
         if (p.name !== undefined) org.name = p.name
         if (p.contact_email !== undefined) org.contact_email = p.contact_email
         if (p.team_count !== undefined) org.team_count = p.team_count
+        if (p.engine_gates !== undefined) org.engine_gates = { ...org.engine_gates, ...p.engine_gates }
         org.updated_at_ms = e.at_ms
         return
       }

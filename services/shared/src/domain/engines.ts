@@ -9,6 +9,25 @@ export function engineEnabled(settings: Partial<Record<string, boolean>>, name: 
   return typeof v === 'boolean' ? v : !ENGINES_OFF_BY_DEFAULT.has(name)
 }
 
-export function enabledTraceEngines(settings: Partial<Record<string, boolean>>): TraceEngine[] {
-  return TRACE_ENGINES.filter((e) => engineEnabled(settings, e))
+/** What the gate rule needs of the control state. */
+export interface EngineGateState {
+  setting<T>(workspaceId: string, name: string, fallback: T): T
+  workspaces: ReadonlyMap<string, { org_id: string }>
+  orgs: ReadonlyMap<string, { engine_gates: Record<string, boolean> }>
+}
+
+/**
+ * Whether an engine runs for a workspace: its workspace setting and its
+ * organization's gate must both allow it (spec "Engine settings"). An organization
+ * gate only ever closes: a name missing from it, or true, leaves the workspace's
+ * own setting in charge.
+ */
+export function engineAllowed(state: EngineGateState, workspaceId: string, name: EngineName): boolean {
+  if (!engineEnabled(state.setting<Record<string, boolean>>(workspaceId, 'engines', {}), name)) return false
+  const orgId = state.workspaces.get(workspaceId)?.org_id
+  return orgId === undefined || state.orgs.get(orgId)?.engine_gates[name] !== false
+}
+
+export function enabledTraceEngines(state: EngineGateState, workspaceId: string): TraceEngine[] {
+  return TRACE_ENGINES.filter((e) => engineAllowed(state, workspaceId, e))
 }

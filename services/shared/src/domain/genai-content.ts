@@ -13,7 +13,8 @@ export interface RetrievedDocument {
 export interface GenAiContent {
   prompt: string
   completion: string
-  toolCalls: Array<{ name: string; arguments: string }>
+  /** result: what the tool returned, present only when the span records it. */
+  toolCalls: Array<{ name: string; arguments: string; result?: string }>
   documents: RetrievedDocument[]
 }
 
@@ -26,6 +27,14 @@ const parse = (s: string | undefined): unknown => {
   }
 }
 
+/** A message part's text; a tool call's response counts, so tool results fed back to the model stay visible. */
+function partText(p: any): string {
+  if (typeof p?.content === 'string') return p.content
+  if (typeof p?.text === 'string') return p.text
+  if (p?.type === 'tool_call_response' && p.response !== undefined) return typeof p.response === 'string' ? p.response : JSON.stringify(p.response)
+  return ''
+}
+
 /** Text of an OTel GenAI message list ([{role, parts:[{type:'text', content}]}] or [{role, content}]), or of a plain string. */
 function messagesText(v: unknown): string {
   if (typeof v === 'string') return v
@@ -34,7 +43,7 @@ function messagesText(v: unknown): string {
     .map((m: any) => {
       const role = typeof m?.role === 'string' ? m.role : ''
       const text = Array.isArray(m?.parts)
-        ? m.parts.map((p: any) => (typeof p?.content === 'string' ? p.content : typeof p?.text === 'string' ? p.text : '')).filter(Boolean).join('\n')
+        ? m.parts.map(partText).filter(Boolean).join('\n')
         : typeof m?.content === 'string'
           ? m.content
           : ''
@@ -98,7 +107,14 @@ export function genAiContent(attrs: Record<string, string>): GenAiContent {
     numbered(attrs, 'llm.output_messages', 'message.content') ||
     attrs['output.value'] ||
     ''
-  const toolName = attrs['gen_ai.tool.name'] || attrs['tool.name'] || ''
-  const toolCalls = toolName ? [{ name: toolName, arguments: attrs['gen_ai.tool.call.arguments'] || attrs['tool.parameters'] || '' }] : []
+  // OpenLLMetry names a tool span only through its entity name.
+  const traceloopTool = attrs['traceloop.span.kind'] === 'tool'
+  const toolName = attrs['gen_ai.tool.name'] || attrs['tool.name'] || (traceloopTool ? attrs['traceloop.entity.name'] : '') || ''
+  const isToolSpan = toolName !== '' || traceloopTool || (attrs['openinference.span.kind'] ?? '').toUpperCase() === 'TOOL'
+  const result = isToolSpan
+    ? attrs['gen_ai.tool.call.result'] || attrs['tool.output'] || attrs['traceloop.entity.output'] || attrs['output.value'] || ''
+    : ''
+  const args = attrs['gen_ai.tool.call.arguments'] || attrs['tool.parameters'] || (traceloopTool ? attrs['traceloop.entity.input'] : '') || ''
+  const toolCalls = toolName ? [{ name: toolName, arguments: args, ...(result ? { result } : {}) }] : []
   return { prompt, completion, toolCalls, documents: documents(attrs) }
 }

@@ -15,7 +15,7 @@ export async function recordEngineRuns(store: Store, runs: EngineRun[]): Promise
   if (runs.length === 0) return
   await store.insert(
     'engine_runs_v1',
-    runs.map((r) => ({ workspace_id: r.workspace_id, engine: r.engine, last_run_at: String(r.finished_at_ms), last_ok_at: r.ok ? String(r.finished_at_ms) : '1', runs: 1, failures: r.ok ? 0 : 1 })),
+    runs.map((r) => ({ workspace_id: r.workspace_id, engine: r.engine, last_run_at: String(r.finished_at_ms), last_ok_at: r.ok ? String(r.finished_at_ms) : 0, runs: 1, failures: r.ok ? 0 : 1 })),
   )
 }
 

@@ -1,0 +1,91 @@
+/**
+ * GET .../traces/{trace_id}/<engine>: the newest result of each reconstruction
+ * engine (engine_results_v1). 404 for a trace unknown in the workspace or older
+ * than its retention, like the trace detail. A trace the engine has not analysed
+ * yet (or never will, while the engine is off) gets the shape with empty lists and
+ * null figures, plus computed_at null: "not yet computed", never an error.
+ * optimization merges the findings of the correlation and savings engines.
+ */
+import { Hono, type Context } from 'hono'
+import type { ControlState } from '@svc/shared/control/state'
+import { workspaceRetentionHours } from '@svc/shared/domain/retention'
+import { notFound } from '@svc/shared/http/errors'
+import { latestEngineResults, traceExists, type LatestEngineResult } from '@svc/shared/store/queries/engine-results'
+import type { Store } from '@svc/shared/store/types'
+import { mount, ROUTES, targetWorkspace, type RouteSpec } from '../access.js'
+
+export interface EngineOutputDeps {
+  store: Store
+  state: ControlState
+  defaultRetentionHours: number
+}
+
+/** What every engine response carries beyond the spec: when, how and by which version it was computed. */
+function provenance(results: LatestEngineResult[]) {
+  if (results.length === 0) return { computed_at: null, mode: null, engine_version: null }
+  const newest = results.reduce((a, b) => (b.computed_at_ms > a.computed_at_ms ? b : a))
+  return {
+    computed_at: new Date(newest.computed_at_ms).toISOString(),
+    mode: results.some((r) => r.mode === 'llm') ? 'llm' : newest.mode,
+    engine_version: results.map((r) => `${r.engine}@${r.engine_version}`).join(','),
+  }
+}
+
+type Finding = { estimated_savings_usd: number; span_id: string; kind: string }
+
+const endpoints: Array<{ route: RouteSpec; engines: string[]; empty(traceId: string): Record<string, unknown>; body(traceId: string, r: Map<string, LatestEngineResult>): Record<string, unknown> }> = [
+  {
+    route: ROUTES.traceContentReliability,
+    engines: ['content_reliability'],
+    empty: (trace_id) => ({ trace_id, grade: '', score: null, claims: [], scorer_version: '' }),
+    body: (_, r) => r.get('content_reliability')!.payload as Record<string, unknown>,
+  },
+  {
+    route: ROUTES.traceDecisionTrace,
+    engines: ['decision_trace'],
+    empty: (trace_id) => ({ trace_id, nodes: [], edges: [] }),
+    body: (_, r) => r.get('decision_trace')!.payload as Record<string, unknown>,
+  },
+  {
+    route: ROUTES.traceDecomposition,
+    engines: ['decomposition'],
+    empty: (trace_id) => ({ trace_id, original_query: '', sub_tasks: [], coverage: null }),
+    body: (_, r) => r.get('decomposition')!.payload as Record<string, unknown>,
+  },
+  {
+    route: ROUTES.traceSourcesMatrix,
+    engines: ['sources'],
+    empty: (trace_id) => ({ trace_id, sources: [] }),
+    body: (_, r) => r.get('sources')!.payload as Record<string, unknown>,
+  },
+  {
+    route: ROUTES.traceOptimization,
+    engines: ['correlation', 'savings'],
+    empty: (trace_id) => ({ trace_id, findings: [], total_estimated_savings_usd: null }),
+    body: (trace_id, r) => {
+      const findings = [...r.values()].flatMap((x) => (x.payload as { findings?: Finding[] }).findings ?? [])
+      findings.sort((a, b) => b.estimated_savings_usd - a.estimated_savings_usd || (a.span_id < b.span_id ? -1 : 1) || (a.kind < b.kind ? -1 : 1))
+      const total = findings.reduce((s, f) => s + f.estimated_savings_usd, 0)
+      return { trace_id, findings, total_estimated_savings_usd: Math.round(total * 1e6) / 1e6 }
+    },
+  },
+]
+
+export function engineOutputRoutes({ store, state, defaultRetentionHours }: EngineOutputDeps): Hono {
+  const app = new Hono()
+  const retentionFloorNs = (workspaceId: string) =>
+    BigInt(Date.now() - workspaceRetentionHours(state, workspaceId, defaultRetentionHours) * 3600_000) * 1_000_000n
+
+  for (const e of endpoints)
+    mount(app, e.route, state, async (c: Context) => {
+      const ws = targetWorkspace(c)
+      const raw = c.req.param('trace_id') ?? ''
+      const traceId = raw.toLowerCase()
+      const exists = /^[0-9a-f]{32}$/.test(traceId) && (await traceExists(store, ws.id, traceId, retentionFloorNs(ws.id)))
+      if (!exists) throw notFound(`trace ${raw} not found in this workspace (unknown, or older than the retention window)`)
+      const results = await latestEngineResults(store, ws.id, traceId, e.engines)
+      const body = results.size === 0 ? e.empty(traceId) : e.body(traceId, results)
+      return c.json({ ...body, trace_id: traceId, ...provenance([...results.values()]) })
+    })
+  return app
+}

@@ -1,0 +1,112 @@
+/**
+ * The engines by name: each pairs its deterministic algorithm with, where an LLM
+ * helps, the LLM variant used when the organization has a credential. Every name
+ * of the spec's list is a definition here except fleet_monitor, which works on the
+ * workspace's daily roll-up rather than on traces (fleet-monitor.ts).
+ */
+import type { TraceEngine } from '@svc/shared/bus/topics'
+import { gradeRank, isGrade } from '@svc/shared/domain/grades'
+import { crosscheckClaims } from './crosscheck/index.js'
+import { decisionTrace } from './decision-trace/index.js'
+import { decomposition } from './decomposition/index.js'
+import { llmContentReliability } from './llm/reliability.js'
+import { llmDecomposition } from './llm/decomposition.js'
+import { correlationFindings, savingsFindings } from './optimization/index.js'
+import type { LlmClient } from './llm/client.js'
+import type { ContentReliability } from './outputs.js'
+import { contentReliability } from './reliability/index.js'
+import type { EngineDefinition, EngineOutcome } from './runtime/types.js'
+import { sourceSignals, sourcesMatrix } from './sources/index.js'
+
+/** The trace-list row of a reliability result: rank -1 and score 0 when ungradeable. */
+function scoreRow(r: ContentReliability) {
+  return {
+    grade: r.grade,
+    grade_rank: isGrade(r.grade) ? gradeRank(r.grade) : -1,
+    score: r.score === null ? 0 : Math.round(r.score * 10_000) / 100,
+    scorer_version: r.scorer_version,
+  }
+}
+
+/** The client an engine run uses, counting the tokens of its calls for the result row. */
+function counting(llm: LlmClient) {
+  const usage = { inputTokens: 0, outputTokens: 0 }
+  const client: LlmClient = {
+    async generate(schema, req, engine) {
+      const r = await llm.generate(schema, req, engine)
+      usage.inputTokens += r.usage.inputTokens
+      usage.outputTokens += r.usage.outputTokens
+      return r
+    },
+  }
+  return { client, usage }
+}
+
+const defs: EngineDefinition[] = [
+  {
+    name: 'content_reliability',
+    version: '1',
+    async run(view, ctx): Promise<EngineOutcome> {
+      if (ctx.llm) {
+        const { client, usage } = counting(ctx.llm)
+        const result = await llmContentReliability(view, client)
+        return { payload: { ...result }, mode: 'llm', usage, extras: { score: scoreRow(result) } }
+      }
+      const result = contentReliability(view)
+      return { payload: { ...result }, mode: 'deterministic', extras: { score: scoreRow(result) } }
+    },
+  },
+  {
+    name: 'decision_trace',
+    version: '1',
+    run: async (view) => ({ payload: { ...decisionTrace(view) }, mode: 'deterministic' }),
+  },
+  {
+    name: 'decomposition',
+    version: '1',
+    async run(view, ctx) {
+      if (ctx.llm) {
+        const { client, usage } = counting(ctx.llm)
+        const result = await llmDecomposition(view, client)
+        return { payload: { ...result }, mode: 'llm', usage }
+      }
+      return { payload: { ...decomposition(view) }, mode: 'deterministic' }
+    },
+  },
+  {
+    name: 'sources',
+    version: '1',
+    async run(view, ctx) {
+      // Support is judged deterministically here even with an LLM: the feedback that
+      // moves authority priors must not depend on which model an organization pays for.
+      const reliability = contentReliability(view)
+      const matrix = sourcesMatrix(view, reliability, ctx.priorOf)
+      const { citations, feedback } = sourceSignals(view, reliability, Date.now())
+      return { payload: { ...matrix }, mode: 'deterministic', extras: { citations, feedback } }
+    },
+  },
+  {
+    name: 'correlation',
+    version: '1',
+    run: async (view, ctx) => ({ payload: { trace_id: view.trace_id, findings: correlationFindings(view, ctx.prices) }, mode: 'deterministic' }),
+  },
+  {
+    name: 'savings',
+    version: '1',
+    run: async (view, ctx) => ({ payload: { trace_id: view.trace_id, findings: savingsFindings(view, ctx.prices) }, mode: 'deterministic' }),
+  },
+  {
+    name: 'external_crosscheck',
+    version: '1',
+    run: async (view, ctx) => ({ payload: { ...(await crosscheckClaims(view, ctx.search)) }, mode: 'deterministic' }),
+  },
+  {
+    name: 'alignment',
+    version: '0',
+    // The policy endpoints and documents arrive with the alignment work (issue 6);
+    // until a workspace has an enabled policy there is nothing to check against.
+    run: async (view) => ({ payload: { trace_id: view.trace_id, policy_enabled: false, flags: [] }, mode: 'deterministic' }),
+  },
+]
+
+export const ENGINE_DEFINITIONS: ReadonlyMap<TraceEngine, EngineDefinition> = new Map(defs.map((d) => [d.name, d]))

@@ -1,0 +1,66 @@
+/**
+ * The results sink: engine.results.v1 -> engine_results_v1 (every engine), plus
+ * the rows some results imply elsewhere: the grade of content_reliability in
+ * trace_scores_v1 (what the trace list shows and grade_min filters on), and the
+ * citations and authority feedback of sources in sources_v1.
+ *
+ * engine_results_v1 and trace_scores_v1 keep the newest row per key, so a replayed
+ * batch collapses. sources_v1 is additive: a batch replayed after a crash between
+ * the insert and the commit counts its citations twice (docs/engines.md).
+ */
+import { engineResultV1, type EngineResultRecord } from '@svc/shared/bus/records'
+import type { ConsumedRecord } from '@svc/shared/bus/types'
+import type { Logger } from '@svc/shared/log'
+import { insertEngineResults, insertTraceScores, type TraceScoreRow } from '@svc/shared/store/queries/engine-results'
+import { recordCitations, recordSourceFeedback, type SourceCitation, type SourceFeedback } from '@svc/shared/store/queries/sources'
+import type { Store } from '@svc/shared/store/types'
+
+/** The extras each engine may attach to its result. */
+export interface ResultExtras {
+  score?: { grade: string; grade_rank: number; score: number; scorer_version: string }
+  citations?: SourceCitation[]
+  feedback?: SourceFeedback[]
+}
+
+export function resultSinkHandler(store: Store, log: Logger) {
+  return async (records: ConsumedRecord[]): Promise<void> => {
+    const results: EngineResultRecord[] = []
+    for (const r of records) {
+      try {
+        results.push(engineResultV1.decode(r.value))
+      } catch (err) {
+        log.error({ err, topic: r.topic, partition: r.partition, offset: r.offset }, 'undecodable engine result dropped')
+      }
+    }
+    const scores: TraceScoreRow[] = []
+    const citations: SourceCitation[] = []
+    const feedback: SourceFeedback[] = []
+    for (const r of results) {
+      const extras = JSON.parse(r.extras_json) as ResultExtras
+      if (extras.score)
+        scores.push({ workspace_id: r.workspace_id, trace_id: r.trace_id, ...extras.score, scored_at: String(r.computed_at_ms), expires_at: r.expires_at_s })
+      if (extras.citations) citations.push(...extras.citations)
+      if (extras.feedback) feedback.push(...extras.feedback)
+    }
+    await Promise.all([
+      insertEngineResults(
+        store,
+        results.map((r) => ({
+          workspace_id: r.workspace_id,
+          trace_id: r.trace_id,
+          engine: r.engine,
+          engine_version: r.engine_version,
+          mode: r.mode,
+          payload: r.payload_json,
+          llm_input_tokens: r.llm_input_tokens,
+          llm_output_tokens: r.llm_output_tokens,
+          computed_at: String(r.computed_at_ms),
+          expires_at: r.expires_at_s,
+        })),
+      ),
+      insertTraceScores(store, scores),
+      recordCitations(store, citations),
+      recordSourceFeedback(store, feedback),
+    ])
+  }
+}

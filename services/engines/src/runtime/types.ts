@@ -1,0 +1,36 @@
+import type { TraceEngine } from '@svc/shared/bus/topics'
+import type { PriceTable } from '@svc/shared/domain/pricing'
+import type { SearchClient } from '../crosscheck/search.js'
+import type { LlmClient } from '../llm/client.js'
+import type { AnalysisMode } from '../outputs.js'
+import type { TraceView } from '../trace-view.js'
+
+/** What an engine may use besides the trace: the organization's model and search, and workspace knowledge. */
+export interface EngineContext {
+  orgId: string
+  workspaceId: string
+  prices: PriceTable
+  /** The organization's LLM, or null: then the engine runs its deterministic algorithm. */
+  llm: LlmClient | null
+  /** The organization's search provider, or null (closed-knowledge-base mode). */
+  search: SearchClient | null
+  /** The workspace's learned authority prior of a source domain (0.5 when unknown). */
+  priorOf(domain: string, kind: string): number
+}
+
+
+export interface EngineOutcome {
+  /** The API body of the engine's endpoint. */
+  payload: { trace_id: string } & Record<string, unknown>
+  mode: AnalysisMode
+  usage?: { inputTokens: number; outputTokens: number }
+  /** Rows for other tables, landed by the sink (see result-sink.ts). */
+  extras?: Record<string, unknown>
+}
+
+export interface EngineDefinition {
+  name: TraceEngine
+  /** Bumped when the algorithm changes, so results say which algorithm produced them. */
+  version: string
+  run(view: TraceView, ctx: EngineContext): Promise<EngineOutcome>
+}

@@ -1,0 +1,171 @@
+/**
+ * The engine runtime on real adapters (embedded log, embedded ClickHouse): jobs in,
+ * results through the sink into ClickHouse, gates, retries and the dead letters.
+ * The engine under test is a small definition of the test's own, so what is
+ * checked is the runtime, not an algorithm.
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createEmbeddedBus } from '@svc/shared/bus/embedded/index'
+import { engineJobFailedV1, engineResultV1, traceCompletedV1, type EngineResultRecord } from '@svc/shared/bus/records'
+import { engineJobsDlqTopic, engineJobsTopic, TOPICS } from '@svc/shared/bus/topics'
+import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
+import { loadConfig } from '@svc/shared/config'
+import type { ControlEvent } from '@svc/shared/control/events'
+import { stableUuid } from '@svc/shared/control/secrets'
+import { ControlState } from '@svc/shared/control/state'
+import { loadPriceTable } from '@svc/shared/domain/pricing'
+import { createLogger } from '@svc/shared/log'
+import { latestEngineResults } from '@svc/shared/store/queries/engine-results'
+import { ingestionFigures } from '@svc/shared/store/queries/ingestion-health'
+import { createStore } from '@svc/shared/store/index'
+import { migrate } from '@svc/shared/store/migrate'
+import type { Store } from '@svc/shared/store/types'
+import { resultSinkHandler } from './result-sink.js'
+import type { EngineDefinition } from './types.js'
+import { engineBatchHandler } from './worker.js'
+
+const ORG = stableUuid('org:engines')
+const WS = stableUuid('ws:engines')
+const OTHER_ORG = stableUuid('org:engines-gated')
+const GATED_WS = stableUuid('ws:engines-gated')
+const log = createLogger({ level: 'silent' })
+let n = 0
+const ev = (type: ControlEvent['type'], payload: unknown) => ({ type, payload, actor: 't', at_ms: 1, event_id: String(n++) }) as ControlEvent
+const state = new ControlState()
+let store: Store
+let bus: Bus
+const prices = loadPriceTable()
+
+const traceId = (i: number) => i.toString(16).padStart(32, 'a')
+async function storeTrace(ws: string, id: string, spans = 3) {
+  const start = BigInt(Date.now() - 60_000) * 1_000_000n
+  await store.insert(
+    'spans_v1',
+    Array.from({ length: spans }, (_, i) => ({
+      org_id: ws === WS ? ORG : OTHER_ORG, workspace_id: ws, project_id: 'p', trace_id: id, span_id: (i + 1).toString(16).padStart(16, '0'),
+      parent_span_id: i === 0 ? '' : '0000000000000001', name: `s${i}`, kind: 'INTERNAL',
+      start_time: (start + BigInt(i) * 1_000_000n).toString(), end_time: (start + BigInt(i + 1) * 1_000_000n).toString(),
+      attributes: { n: String(i) }, received_at: String(Date.now()), expires_at: Math.floor(Date.now() / 1000) + 3600,
+    })),
+  )
+}
+const job = (ws: string, id: string, completedAt = Date.now()) =>
+  ({
+    topic: 't', partition: 0, offset: String(n++), key: null, timestamp: Date.now(),
+    value: traceCompletedV1.encode({ org_id: ws === WS ? ORG : OTHER_ORG, workspace_id: ws, project_id: 'p', trace_id: id, span_count: 3, trace_start_unix_nano: 1, trace_end_unix_nano: 2, last_span_received_at_ms: 1, completed_at_ms: completedAt, engine: 'decision_trace' }),
+  }) as ConsumedRecord
+
+async function readAll(topic: string): Promise<ConsumedRecord[]> {
+  const out: ConsumedRecord[] = []
+  const ends = await bus.endOffsets(topic)
+  const total = [...ends.values()].reduce((a, b) => a + Number(b), 0)
+  if (total === 0) return out
+  const sub = await bus.subscribe({ group: `read-${n++}`, topics: [topic], ephemeral: true, fromBeginning: true, onBatch: async (rs) => void out.push(...rs) })
+  while (out.length < total) await new Promise((r) => setTimeout(r, 10))
+  await sub.close()
+  return out
+}
+
+/** A runtime-test engine: counts its runs; fails while `failing` is set. */
+function countingEngine(name: EngineDefinition['name']) {
+  const calls: string[] = []
+  const def = {
+    failing: false,
+    calls,
+    definition: {
+      name,
+      version: 't1',
+      async run(view) {
+        calls.push(view.trace_id)
+        if (def.failing) throw new Error('provider unreachable (test)')
+        return { payload: { trace_id: view.trace_id, nodes: view.spans.map((s) => s.span_id), edges: [] }, mode: 'deterministic' as const }
+      },
+    } satisfies EngineDefinition,
+  }
+  return def
+}
+
+const deps = (engine: EngineDefinition) => ({
+  bus, store, state, engine, log, concurrency: 4,
+  retry: { attempts: 3, baseDelayMs: 5 },
+  contextFor: async (orgId: string, workspaceId: string) => ({ orgId, workspaceId, prices, llm: null, search: null, priorOf: () => 0.5 }),
+})
+
+beforeAll(async () => {
+  state.apply(ev('org.created', { org_id: ORG, slug: 'e', name: 'e' }))
+  state.apply(ev('workspace.created', { workspace_id: WS, org_id: ORG, slug: 'e', name: 'e' }))
+  state.apply(ev('org.created', { org_id: OTHER_ORG, slug: 'g', name: 'g' }))
+  state.apply(ev('workspace.created', { workspace_id: GATED_WS, org_id: OTHER_ORG, slug: 'g', name: 'g' }))
+  const dir = mkdtempSync(join(tmpdir(), 'engine-worker-'))
+  store = await createStore(loadConfig({ SVC_DATA_DIR: dir }), log)
+  await migrate(store, log)
+  bus = await createEmbeddedBus({ dir: join(dir, 'log') })
+  await bus.ensureTopics([TOPICS.engineResults, engineJobsTopic('decision_trace'), engineJobsDlqTopic('decision_trace'), engineJobsDlqTopic('savings')].map((name) => ({ name, partitions: 1 })))
+})
+afterAll(async () => {
+  await bus?.close()
+  await store?.close()
+})
+
+describe('engine worker', () => {
+  it('analyses each finished trace once (newest job wins), and the sink lands the result in engine_results_v1', async () => {
+    const e = countingEngine('decision_trace')
+    await storeTrace(WS, traceId(1))
+    await storeTrace(WS, traceId(2), 5)
+    await engineBatchHandler(deps(e.definition))([job(WS, traceId(1), 1), job(WS, traceId(1), 2), job(WS, traceId(2))])
+    expect(e.calls.sort()).toEqual([traceId(1), traceId(2)])
+
+    const results = await readAll(TOPICS.engineResults)
+    const decoded = results.map((r) => engineResultV1.decode(r.value)) as EngineResultRecord[]
+    expect(decoded.map((d) => d.trace_id).sort()).toEqual([traceId(1), traceId(2)])
+    expect(decoded.every((d) => d.engine === 'decision_trace' && d.engine_version === 't1' && d.mode === 'deterministic')).toBe(true)
+
+    await resultSinkHandler(store, log)(results)
+    const latest = await latestEngineResults(store, WS, traceId(2), ['decision_trace'])
+    expect((latest.get('decision_trace')!.payload as { nodes: string[] }).nodes).toHaveLength(5)
+    const figures = await ingestionFigures(store, WS, Date.now(), Date.now())
+    expect(figures.engines.get('decision_trace')!.lastOkAtMs).toBeGreaterThan(0)
+  })
+
+  it('skips jobs of a switched-off engine (workspace setting or organization gate) without loading or running anything', async () => {
+    const e = countingEngine('decision_trace')
+    await storeTrace(GATED_WS, traceId(3))
+    state.apply(ev('org.updated', { org_id: OTHER_ORG, engine_gates: { decision_trace: false } }))
+    state.apply(ev('workspace.setting_set', { workspace_id: WS, name: 'engines', value: { decision_trace: false } }))
+    const before = (await readAll(TOPICS.engineResults)).length
+    await engineBatchHandler(deps(e.definition))([job(GATED_WS, traceId(3)), job(WS, traceId(1))])
+    expect(e.calls).toEqual([])
+    expect((await readAll(TOPICS.engineResults)).length).toBe(before)
+
+    // Opening both again: the next job runs.
+    state.apply(ev('org.updated', { org_id: OTHER_ORG, engine_gates: { decision_trace: true } }))
+    state.apply(ev('workspace.setting_set', { workspace_id: WS, name: 'engines', value: {} }))
+    await engineBatchHandler(deps(e.definition))([job(GATED_WS, traceId(3))])
+    expect(e.calls).toEqual([traceId(3)])
+  })
+
+  it('retries a failing job with backoff, then dead-letters it whole and records a failed run', async () => {
+    const e = countingEngine('savings')
+    e.failing = true
+    await storeTrace(WS, traceId(4))
+    await engineBatchHandler(deps(e.definition))([job(WS, traceId(4))])
+    expect(e.calls).toEqual([traceId(4), traceId(4), traceId(4)])
+    const dead = (await readAll(engineJobsDlqTopic('savings'))).map((r) => engineJobFailedV1.decode(r.value))
+    expect(dead).toHaveLength(1)
+    expect(dead[0]).toMatchObject({ engine: 'savings', trace_id: traceId(4), attempts: 3, error: 'provider unreachable (test)' })
+    // The original job is kept whole, ready to be replayed onto the jobs topic.
+    expect(traceCompletedV1.decode(dead[0]!.job).trace_id).toBe(traceId(4))
+    const run = (await ingestionFigures(store, WS, Date.now(), Date.now())).engines.get('savings')!
+    expect(run.lastRunAtMs).toBeGreaterThan(0)
+    expect(run.lastOkAtMs).toBeNull()
+  })
+
+  it('drops a job whose trace has aged out, without failing', async () => {
+    const e = countingEngine('decision_trace')
+    await engineBatchHandler(deps(e.definition))([job(WS, traceId(99))])
+    expect(e.calls).toEqual([])
+  })
+})

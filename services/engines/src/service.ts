@@ -1,0 +1,86 @@
+/**
+ * The engines service: one worker per engine (each its own consumer group on its
+ * own jobs topic) and the results sink. Which engines a process runs is
+ * SVC_ENGINES, so a deployment can give a slow engine machines of its own.
+ */
+import { GROUPS, TOPICS, TRACE_ENGINES, type TraceEngine } from '@svc/shared/bus/topics'
+import type { Bus, Subscription } from '@svc/shared/bus/types'
+import type { Cache } from '@svc/shared/cache/types'
+import type { Config } from '@svc/shared/config'
+import { masterKeyFor } from '@svc/shared/control/master-key'
+import type { ControlState } from '@svc/shared/control/state'
+import { loadPriceTable } from '@svc/shared/domain/pricing'
+import type { Logger } from '@svc/shared/log'
+import type { Store } from '@svc/shared/store/types'
+import { orgClients } from './runtime/org-clients.js'
+import { ENGINE_DEFINITIONS } from './registry.js'
+import { resultSinkHandler } from './runtime/result-sink.js'
+import { workspacePriors } from './runtime/priors.js'
+import { startEngineWorker } from './runtime/worker.js'
+
+export interface EnginesDeps {
+  bus: Bus
+  store: Store
+  control: { state: ControlState }
+  cache: Cache
+  config: Config
+  log: Logger
+}
+
+/** SVC_ENGINES: 'all', 'none', or a comma-separated list of engine names. */
+export function enginesToRun(spec: string): TraceEngine[] {
+  const s = spec.trim()
+  if (s === 'all') return [...TRACE_ENGINES]
+  if (s === 'none' || s === '') return []
+  const names = s.split(',').map((n) => n.trim()).filter(Boolean)
+  const unknown = names.filter((n) => !(TRACE_ENGINES as readonly string[]).includes(n))
+  if (unknown.length) throw new Error(`SVC_ENGINES: unknown engine ${unknown.join(', ')} (known: ${TRACE_ENGINES.join(', ')})`)
+  return names as TraceEngine[]
+}
+
+export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promise<void>; engines: TraceEngine[] }> {
+  const { bus, store, control, config } = deps
+  const log = deps.log.child({ component: 'engines' })
+  const engines = enginesToRun(config.SVC_ENGINES).filter((e) => ENGINE_DEFINITIONS.has(e))
+  const subs: Subscription[] = []
+  if (engines.length === 0) return { engines, close: async () => {} }
+
+  const prices = loadPriceTable(config.SVC_PRICE_TABLE_FILE)
+  const clients = orgClients({ state: control.state, master: await masterKeyFor(config, deps.cache, log), config, log })
+  const priors = workspacePriors(store)
+  const contextFor = async (orgId: string, workspaceId: string) => ({
+    orgId,
+    workspaceId,
+    prices,
+    llm: clients.llm(orgId),
+    search: clients.search(orgId),
+    priorOf: await priors.of(workspaceId),
+  })
+  try {
+    for (const name of engines)
+      subs.push(
+        await startEngineWorker({
+          bus,
+          store,
+          state: control.state,
+          engine: ENGINE_DEFINITIONS.get(name)!,
+          contextFor,
+          retry: { attempts: config.SVC_ENGINE_RETRY_ATTEMPTS, baseDelayMs: config.SVC_ENGINE_RETRY_BASE_MS },
+          concurrency: config.SVC_ENGINE_CONCURRENCY,
+          log: log.child({ engine: name }),
+        }),
+      )
+    subs.push(await bus.subscribe({ group: GROUPS.engineResultsSink, topics: [TOPICS.engineResults], fromBeginning: true, maxBatchRecords: 5000, onBatch: resultSinkHandler(store, log) }))
+    await Promise.all(subs.map((s) => s.ready))
+  } catch (err) {
+    await Promise.all(subs.map((s) => s.close()))
+    throw err
+  }
+  log.info({ engines }, 'engine workers started')
+  return {
+    engines,
+    close: async () => {
+      await Promise.all(subs.map((s) => s.close()))
+    },
+  }
+}

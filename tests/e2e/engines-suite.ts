@@ -1,0 +1,199 @@
+/**
+ * The reconstruction engines end to end on a running stack, in either bus mode:
+ * labelled fixture traces ingested as a producer would send them, analysed by the
+ * engine workers, served by the five trace sub-resources, graded in the trace list;
+ * an engine switched off stops producing while the others go on; an organization
+ * LLM credential routes reliability and decomposition through the model (a
+ * loopback OpenAI-compatible server); a provider that cannot be reached makes the
+ * engines that need it fail, and ingestion health shows them stalled.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadFixtures, type Fixture } from '@svc/engines/test-support/fixtures'
+import { refusedPort, startFakeOpenAi, type FakeOpenAi } from '@svc/engines/test-support/fake-openai'
+import { eventually, startTestStack, TEST_KEY, type BusMode } from '../support/stack.js'
+import { hex } from '../support/traces.js'
+
+type Stack = Awaited<ReturnType<typeof startTestStack>>
+const WS_PATH = '/v1/observ/orgs/acme/workspaces/agents'
+const ORG_PATH = '/v1/observ/orgs/acme'
+
+/** A fixture as a fresh trace: new trace id, times moved to a minute ago (inside retention). */
+function freshCopy(f: Fixture): { traceId: string; spans: Array<Record<string, unknown>> } {
+  const traceId = hex(16)
+  const spans = f.spans as Array<Record<string, unknown>>
+  const start = spans.reduce((m, s) => (BigInt(String(s.start_time_unix_ns)) < m ? BigInt(String(s.start_time_unix_ns)) : m), BigInt(String(spans[0]!.start_time_unix_ns)))
+  const shift = BigInt(Date.now() - 60_000) * 1_000_000n - start
+  return {
+    traceId,
+    spans: spans.map((s) => ({
+      ...s,
+      trace_id: traceId,
+      start_time_unix_ns: (BigInt(String(s.start_time_unix_ns)) + shift).toString(),
+      end_time_unix_ns: (BigInt(String(s.end_time_unix_ns)) + shift).toString(),
+    })),
+  }
+}
+
+export function enginesSuite(mode: BusMode) {
+  describe(`reconstruction engines (${mode} bus)`, () => {
+    let s: Stack
+    let fake: FakeOpenAi
+    const fixtures = loadFixtures()
+    const api = (path: string, init: RequestInit = {}) =>
+      fetch(s.apiUrl + path, { ...init, headers: { 'x-svc-api-key': TEST_KEY, 'content-type': 'application/json', ...(init.headers ?? {}) } })
+    const getJson = async (path: string) => {
+      const res = await api(path)
+      expect(res.status, path).toBe(200)
+      return (await res.json()) as Record<string, any>
+    }
+    const send = async (f: Fixture) => {
+      const copy = freshCopy(f)
+      const res = await fetch(s.ingestUrl + '/v1/traces', { method: 'POST', body: JSON.stringify(copy.spans), headers: { 'content-type': 'application/json', 'x-svc-api-key': TEST_KEY } })
+      expect(res.status).toBe(202)
+      return copy.traceId
+    }
+    /** Waits until the sub-resource says computed. */
+    const computed = (traceId: string, sub: string, timeoutMs = 30_000) =>
+      eventually(async () => {
+        const b = await getJson(`${WS_PATH}/traces/${traceId}/${sub}`)
+        return b.computed_at ? b : undefined
+      }, timeoutMs, 200)
+    const byName = (prefix: string, pick: (f: Fixture) => boolean) => {
+      const f = fixtures.find((x) => x.file.startsWith(prefix) && pick(x))
+      if (!f) throw new Error(`no ${prefix} fixture matching the test's needs`)
+      return f
+    }
+
+    beforeAll(async () => {
+      s = await startTestStack(mode, { SVC_ENGINE_RETRY_BASE_MS: '20', SVC_ENGINE_STALL_MS: '60000' })
+      fake = await startFakeOpenAi()
+      // Engines need the text: capture it (the default is off).
+      expect((await api(`${WS_PATH}/settings/capture-text`, { method: 'PATCH', body: JSON.stringify({ capture_text: true }) })).status).toBe(200)
+    })
+    afterAll(async () => {
+      await fake?.close()
+      await s?.close()
+    })
+
+    it('analyses an ingested trace with every engine; the grade reaches the trace list and grade_min', async () => {
+      const rag = byName('rag-', (f) => (f.labels.claims ?? []).some((c) => c.supported) && (f.labels.sources ?? []).length > 0)
+      const traceId = await send(rag)
+      const reliability = await computed(traceId, 'content-reliability')
+      expect(reliability).toMatchObject({ trace_id: traceId, mode: 'deterministic' })
+      expect(reliability.claims.length).toBeGreaterThan(0)
+      expect(reliability.score).toBeGreaterThanOrEqual(0)
+      expect(reliability.score).toBeLessThanOrEqual(1)
+      expect(reliability.grade).not.toBe('')
+      for (const c of reliability.claims) expect(Object.keys(c)).toEqual(expect.arrayContaining(['claim', 'supported', 'confidence', 'evidence_span_id']))
+
+      const decisions = await computed(traceId, 'decision-trace')
+      const ids = new Set(decisions.nodes.map((n: any) => n.id))
+      for (const e of decisions.edges) expect(ids.has(e.from) && ids.has(e.to)).toBe(true)
+      const decomposition = await computed(traceId, 'decomposition')
+      expect(typeof decomposition.original_query).toBe('string')
+      const sources = await computed(traceId, 'sources-matrix')
+      expect(sources.sources.length).toBeGreaterThan(0)
+      const optimization = await computed(traceId, 'optimization')
+      expect(optimization.total_estimated_savings_usd).toBeCloseTo(optimization.findings.reduce((a: number, f: any) => a + f.estimated_savings_usd, 0), 6)
+
+      // The list shows the grade the engine gave (0-100 score), and grade_min filters on it.
+      const row = await eventually(async () => {
+        const list = await getJson(`${WS_PATH}/traces?include_empty=true&page_size=500`)
+        const r = list.data.find((x: any) => x.trace_id === traceId)
+        return r?.grade ? r : undefined
+      })
+      expect(row.grade).toBe(reliability.grade)
+      expect(row.score).toBeCloseTo(reliability.score * 100, 1)
+      expect(row.scorer_version).toBe(reliability.scorer_version)
+      const atGrade = await getJson(`${WS_PATH}/traces?include_empty=true&page_size=500&grade_min=${encodeURIComponent(reliability.grade)}`)
+      expect(atGrade.data.map((x: any) => x.trace_id)).toContain(traceId)
+      if (reliability.grade !== 'A+') {
+        const above = await getJson(`${WS_PATH}/traces?include_empty=true&page_size=500&grade_min=A%2B`)
+        expect(above.data.map((x: any) => x.trace_id)).not.toContain(traceId)
+      }
+      // The sources the trace used are now in the workspace's source list.
+      const list = await getJson(`${WS_PATH}/sources`)
+      expect(list.sources.length).toBeGreaterThan(0)
+      // Health: every engine ran and none is stalled.
+      const health = await getJson(`${WS_PATH}/health/ingestion`)
+      expect(health.engines.content_reliability).toMatchObject({ status: 'ok' })
+      expect(health.engines.content_reliability.last_run_at).not.toBeNull()
+    })
+
+    it('an engine switched off stops producing for new traces while the others go on', async () => {
+      expect((await api(`${WS_PATH}/engine-settings`, { method: 'PUT', body: JSON.stringify({ engines: { decision_trace: false } }) })).status).toBe(200)
+      const traceId = await send(byName('rag-', () => true))
+      await computed(traceId, 'content-reliability')
+      await computed(traceId, 'sources-matrix')
+      // The results of the same batch have landed; nothing comes for the switched-off engine.
+      await new Promise((r) => setTimeout(r, 1500))
+      const off = await getJson(`${WS_PATH}/traces/${traceId}/decision-trace`)
+      expect(off).toMatchObject({ trace_id: traceId, nodes: [], edges: [], computed_at: null })
+      expect((await api(`${WS_PATH}/engine-settings`, { method: 'PUT', body: JSON.stringify({ engines: {} }) })).status).toBe(200)
+    })
+
+    it('answers 404 for an unknown trace on every engine sub-resource', async () => {
+      for (const sub of ['content-reliability', 'decision-trace', 'decomposition', 'sources-matrix', 'optimization'])
+        expect((await api(`${WS_PATH}/traces/${hex(16)}/${sub}`)).status).toBe(404)
+    })
+
+    it("with the organization's LLM credential, reliability and decomposition ask the model and use its answers", async () => {
+      const secret = 'sk-e2e-llm-key-4242'
+      fake.setHandler((body) => {
+        const system = String(body.messages?.find((m: any) => m.role === 'system')?.content ?? '')
+        const user = String(body.messages?.find((m: any) => m.role === 'user')?.content ?? '')
+        if (user.includes('<evidence>'))
+          // One claim the model calls supported by passage 1, one it can't place (an index that doesn't exist).
+          return { object: { claims: [{ claim: 'The model-extracted claim.', verdict: 'supported', confidence: 0.9, evidence: 1 }, { claim: 'A second claim.', verdict: 'supported', confidence: 0.8, evidence: 999 }] }, usage: { prompt_tokens: 321, completion_tokens: 54 } }
+        if (system.length) return { object: { sub_tasks: [{ text: 'the part the model found', resolved: true, spans: [1] }, { text: 'a part never addressed', resolved: false, spans: [] }] } }
+        return { status: 400, message: 'unexpected request' }
+      })
+      const put = await api(`${ORG_PATH}/llm-credentials`, { method: 'PUT', body: JSON.stringify({ provider: 'openai', model_id: 'gpt-4o-mini', api_key: secret, api_base: fake.url }) })
+      expect(put.status).toBe(200)
+      const rag = byName('rag-', (f) => (f.labels.sources ?? []).length > 0)
+      const traceId = await send(rag)
+      const reliability = await computed(traceId, 'content-reliability')
+      expect(reliability.mode).toBe('llm')
+      expect(reliability.scorer_version).toMatch(/\+llm$/)
+      expect(reliability.claims.map((c: any) => [c.claim, c.supported])).toEqual([['The model-extracted claim.', true], ['A second claim.', false]])
+      expect(reliability.claims[0].evidence_span_id).toMatch(/^[0-9a-f]{16}$/)
+      expect(reliability.claims[1].evidence_span_id).toBeNull()
+      const decomposition = await computed(traceId, 'decomposition')
+      expect(decomposition.mode).toBe('llm')
+      expect(decomposition.sub_tasks.map((t: any) => t.text)).toEqual(['the part the model found', 'a part never addressed'])
+      expect(decomposition.coverage).toBe(0.5)
+
+      // What the engines sent: the configured model and key, the trace's answer and evidence.
+      const calls = fake.requests.filter((r) => r.path.endsWith('/chat/completions'))
+      expect(calls.length).toBeGreaterThanOrEqual(2)
+      for (const c of calls) {
+        expect(c.headers.authorization).toBe(`Bearer ${secret}`)
+        expect(c.body.model).toBe('gpt-4o-mini')
+      }
+      const asked = calls.map((c) => JSON.stringify(c.body.messages)).join('\n')
+      expect(asked).toContain('<answer>')
+      // Deterministic engines are unaffected by the credential.
+      expect((await computed(traceId, 'decision-trace')).mode).toBe('deterministic')
+      expect((await api(`${ORG_PATH}/llm-credentials`, { method: 'DELETE' })).status).toBe(204)
+    })
+
+    it('an unreachable LLM provider (no fallback) makes the LLM engines fail; ingestion health shows them stalled', async () => {
+      const port = await refusedPort()
+      const put = await api(`${ORG_PATH}/llm-credentials`, { method: 'PUT', body: JSON.stringify({ provider: 'openai', model_id: 'gpt-4o-mini', api_key: 'sk-unreachable-0001', api_base: `http://127.0.0.1:${port}/v1` }) })
+      expect(put.status).toBe(200)
+      const traceId = await send(byName('rag-', () => true))
+      // The deterministic engines still answer for the trace...
+      await computed(traceId, 'decision-trace')
+      // ...while reliability is failing: stalled, and the workspace degraded.
+      const health = await eventually(async () => {
+        const h = await getJson(`${WS_PATH}/health/ingestion`)
+        return h.engines.content_reliability?.status === 'stalled' ? h : undefined
+      }, 30_000, 200)
+      expect(health.status).toBe('degraded')
+      expect(health.engines.decision_trace.status).toBe('ok')
+      const reliability = await getJson(`${WS_PATH}/traces/${traceId}/content-reliability`)
+      expect(reliability.computed_at).toBeNull()
+      expect((await api(`${ORG_PATH}/llm-credentials`, { method: 'DELETE' })).status).toBe(204)
+    })
+  })
+}

@@ -1,0 +1,3 @@
+import { enginesSuite } from './engines-suite.js'
+
+enginesSuite('embedded')
