@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest'
+import { splitClaims } from './claims.js'
+
+describe('splitClaims', () => {
+  it('splits sentences and keeps assertions', () => {
+    expect(splitClaims('Refunds take 5 business days. The fee is $10 per order.')).toEqual(['Refunds take 5 business days.', 'The fee is $10 per order.'])
+  })
+
+  it('drops greetings, questions, offers and intro lines', () => {
+    const text = 'Hi there! Here is what I found:\n- The warranty lasts 2 years.\nDoes that answer your question? Let me know if you need anything else. I hope this helps!'
+    expect(splitClaims(text)).toEqual(['The warranty lasts 2 years.'])
+  })
+
+  it('reads bullets and numbered lists, without markdown', () => {
+    expect(splitClaims('## Summary\n1. **Basic plan** costs $10 per month.\n* Plus plan costs $20 per month.')).toEqual(['Basic plan costs $10 per month.', 'Plus plan costs $20 per month.'])
+  })
+
+  it('skips reference lists and source lines', () => {
+    const text = 'Webb launched in December 2021 [1].\n\n[1] https://www.nasa.gov/mission/webb/\nSources: https://example.com/a'
+    expect(splitClaims(text)).toEqual(['Webb launched in December 2021 [1].'])
+  })
+
+  it('keeps abbreviations inside one sentence', () => {
+    expect(splitClaims('Use a strong key, e.g. RSA 4096 bits for signing keys. Keys rotate every 90 days.')).toEqual([
+      'Use a strong key, e.g. RSA 4096 bits for signing keys.',
+      'Keys rotate every 90 days.',
+    ])
+  })
+
+  it('keeps a greeting that opens a real statement, drops a bare one', () => {
+    expect(splitClaims('Sure, the standard plan allows 60 requests per minute.')).toHaveLength(1)
+    expect(splitClaims('Sure!')).toEqual([])
+    expect(splitClaims('')).toEqual([])
+  })
+})

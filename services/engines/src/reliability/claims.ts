@@ -1,0 +1,43 @@
+/**
+ * Splitting an answer into the claims it makes: one per sentence or bullet that
+ * asserts something. Questions, greetings, offers of further help, intro lines
+ * ("Here is what I found:") and reference lists assert nothing a trace could back.
+ */
+import { analyze, sentences } from './text.js'
+
+const REFERENCE_LINE = /^\s*(?:\[\d+\]:?|\d+\.)\s*(?:<)?https?:\/\/\S+\s*$/i
+const SOURCE_LINE = /^\s*(?:sources?|references?|citations?)\s*:/i
+const BULLET = /^\s*(?:[-*•+]|\d{1,2}[.)])\s+/
+const GREETING = /^(?:hi|hello|hey|greetings|thanks|thank you|sure|certainly|of course|absolutely|great question|good question|you're welcome|no problem)\b/i
+const OFFER = /\b(?:let me know|hope (?:this|that) helps|feel free|happy to help|glad to help|anything else|don't hesitate|do not hesitate|reach out)\b/i
+
+/** Markdown emphasis and headings change nothing a claim says. */
+const unmark = (line: string) =>
+  line
+    .replace(/^\s*#{1,6}\s+/, '')
+    .replace(/\*\*|__|`/g, '')
+    .replace(/\[([^\]]+)\]\((https?:\/\/[^)]+)\)/g, '$1 ($2)')
+    .trim()
+
+function asserts(sentence: string): boolean {
+  const s = sentence.trim()
+  if (!s || s.endsWith('?') || s.endsWith(':')) return false
+  if (OFFER.test(s)) return false
+  if (/^please\b/i.test(s)) return false
+  const a = analyze(s)
+  // A greeting may open a real sentence ("Sure, the fee is $5"): only drop it when little else is said.
+  if (GREETING.test(s) && a.terms.size < 3) return false
+  // A claim names at least two things, or a number and a thing.
+  return a.terms.size >= 2
+}
+
+export function splitClaims(text: string): string[] {
+  const out: string[] = []
+  for (const rawLine of text.split(/\n/)) {
+    if (REFERENCE_LINE.test(rawLine) || SOURCE_LINE.test(rawLine)) continue
+    const line = unmark(rawLine.replace(BULLET, ''))
+    if (!line) continue
+    for (const s of sentences(line)) if (asserts(s)) out.push(s)
+  }
+  return out
+}

@@ -1,0 +1,107 @@
+/**
+ * Scoring the decomposition, decision_trace and optimization engines against the
+ * labelled fixtures. Used by the eval tests and by the report script, so both print
+ * the same figures. Matching is by the labels' distinctive substrings: a labelled
+ * sub-task is found when a produced sub-task's text contains it, a labelled decision
+ * when a node of the same kind has it in `chosen`; findings match on (kind, span_id).
+ */
+import { loadPriceTable, type PriceTable } from '@svc/shared/domain/pricing'
+import { decisionTrace } from '../decision-trace/index.js'
+import { decomposition } from '../decomposition/index.js'
+import { correlationFindings, optimization, savingsFindings } from '../optimization/index.js'
+import { fixtureView, type Fixture } from './fixtures.js'
+
+const has = (hay: string, needle: string) => hay.toLowerCase().includes(needle.toLowerCase())
+const ratio = (a: number, b: number, empty = 1) => (b ? a / b : empty)
+
+export interface DecompositionEval {
+  fixtures: number
+  labelled_sub_tasks: number
+  found: number
+  sub_task_recall: number
+  resolved_correct: number
+  resolved_accuracy: number
+  coverage_mae: number
+  misses: string[]
+}
+
+export function evaluateDecomposition(fixtures: Fixture[]): DecompositionEval {
+  const scored = fixtures.filter((f) => f.labels.sub_tasks?.length)
+  let labelled = 0, found = 0, correct = 0, coverageErr = 0
+  const misses: string[] = []
+  for (const f of scored) {
+    const d = decomposition(fixtureView(f))
+    const free = [...d.sub_tasks]
+    for (const l of f.labels.sub_tasks!) {
+      labelled++
+      const i = free.findIndex((t) => has(t.text, l.text))
+      if (i < 0) {
+        misses.push(`${f.file}: sub-task "${l.text}" not found`)
+        continue
+      }
+      found++
+      if (free[i]!.resolved === l.resolved) correct++
+      else misses.push(`${f.file}: "${l.text}" resolved=${free[i]!.resolved}, labelled ${l.resolved}`)
+      free.splice(i, 1)
+    }
+    const want = f.labels.coverage ?? ratio(f.labels.sub_tasks!.filter((t) => t.resolved).length, f.labels.sub_tasks!.length)
+    coverageErr += Math.abs(d.coverage - want)
+  }
+  return { fixtures: scored.length, labelled_sub_tasks: labelled, found, sub_task_recall: ratio(found, labelled), resolved_correct: correct,
+    resolved_accuracy: ratio(correct, found), coverage_mae: ratio(coverageErr, scored.length, 0), misses }
+}
+
+export interface DecisionEval {
+  fixtures: number
+  labelled_decisions: number
+  found: number
+  decision_recall: number
+  misses: string[]
+}
+
+export function evaluateDecisions(fixtures: Fixture[]): DecisionEval {
+  const scored = fixtures.filter((f) => f.labels.decisions?.length)
+  let labelled = 0, found = 0
+  const misses: string[] = []
+  for (const f of scored) {
+    const free = [...decisionTrace(fixtureView(f)).nodes]
+    for (const l of f.labels.decisions!) {
+      labelled++
+      const i = free.findIndex((n) => n.decision === l.decision && has(n.chosen, l.chosen))
+      if (i < 0) misses.push(`${f.file}: ${l.decision} "${l.chosen}" not found`)
+      else {
+        found++
+        free.splice(i, 1)
+      }
+    }
+  }
+  return { fixtures: scored.length, labelled_decisions: labelled, found, decision_recall: ratio(found, labelled), misses }
+}
+
+export interface FindingsEval {
+  fixtures: number
+  labelled: number
+  predicted: number
+  true_positives: number
+  precision: number
+  recall: number
+  misses: string[]
+  false_positives: string[]
+}
+
+export function evaluateFindings(fixtures: Fixture[], prices: PriceTable = loadPriceTable()): FindingsEval {
+  const scored = fixtures.filter((f) => Array.isArray(f.labels.findings))
+  let labelled = 0, predicted = 0, tp = 0
+  const misses: string[] = []
+  const fps: string[] = []
+  for (const f of scored) {
+    const v = fixtureView(f)
+    const got = optimization(v.trace_id, [...correlationFindings(v, prices), ...savingsFindings(v, prices)]).findings.map((x) => `${x.kind} ${x.span_id}`)
+    const want = new Set(f.labels.findings!.map((x) => `${x.kind} ${x.span_id}`))
+    labelled += want.size
+    predicted += got.length
+    for (const g of got) (want.has(g) ? tp++ : fps.push(`${f.file}: ${g}`))
+    for (const w of want) if (!got.includes(w)) misses.push(`${f.file}: ${w}`)
+  }
+  return { fixtures: scored.length, labelled, predicted, true_positives: tp, precision: ratio(tp, predicted), recall: ratio(tp, labelled), misses, false_positives: fps }
+}
