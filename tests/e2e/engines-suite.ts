@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadFixtures, type Fixture } from '@svc/engines/test-support/fixtures'
 import { refusedPort, startFakeOpenAi, type FakeOpenAi } from '@svc/engines/test-support/fake-openai'
+import { startFakeSearch, type FakeSearch } from '@svc/engines/test-support/fake-search'
 import { eventually, startTestStack, TEST_KEY, type BusMode } from '../support/stack.js'
 import { hex } from '../support/traces.js'
 
@@ -38,6 +39,7 @@ export function enginesSuite(mode: BusMode) {
   describe(`reconstruction engines (${mode} bus)`, () => {
     let s: Stack
     let fake: FakeOpenAi
+    let web: FakeSearch
     const fixtures = loadFixtures()
     const api = (path: string, init: RequestInit = {}) =>
       fetch(s.apiUrl + path, { ...init, headers: { 'x-svc-api-key': TEST_KEY, 'content-type': 'application/json', ...(init.headers ?? {}) } })
@@ -65,13 +67,15 @@ export function enginesSuite(mode: BusMode) {
     }
 
     beforeAll(async () => {
-      s = await startTestStack(mode, { SVC_ENGINE_RETRY_BASE_MS: '20', SVC_ENGINE_STALL_MS: '60000' })
+      web = await startFakeSearch()
+      s = await startTestStack(mode, { SVC_ENGINE_RETRY_BASE_MS: '20', SVC_ENGINE_STALL_MS: '60000', SVC_SEARCH_API_BASE: web.url })
       fake = await startFakeOpenAi()
       // Engines need the text: capture it (the default is off).
       expect((await api(`${WS_PATH}/settings/capture-text`, { method: 'PATCH', body: JSON.stringify({ capture_text: true }) })).status).toBe(200)
     })
     afterAll(async () => {
       await fake?.close()
+      await web?.close()
       await s?.close()
     })
 
@@ -79,7 +83,7 @@ export function enginesSuite(mode: BusMode) {
       const rag = byName('rag-', (f) => (f.labels.claims ?? []).some((c) => c.supported) && (f.labels.sources ?? []).length > 0)
       const traceId = await send(rag)
       const reliability = await computed(traceId, 'content-reliability')
-      expect(reliability).toMatchObject({ trace_id: traceId, mode: 'deterministic' })
+      expect(reliability).toMatchObject({ trace_id: traceId, analysis_mode: 'deterministic' })
       expect(reliability.claims.length).toBeGreaterThan(0)
       expect(reliability.score).toBeGreaterThanOrEqual(0)
       expect(reliability.score).toBeLessThanOrEqual(1)
@@ -137,6 +141,41 @@ export function enginesSuite(mode: BusMode) {
         expect((await api(`${WS_PATH}/traces/${hex(16)}/${sub}`)).status).toBe(404)
     })
 
+    it('with a search credential, external_crosscheck checks claims on the open web and broaden_sources adds what it finds; without, both stay closed', async () => {
+      // The search service answers every query with a page stating exactly the claim searched for.
+      web.setHandler((query) => ({ results: [{ url: 'https://facts.example.org/page', title: 'facts', content: query }] }))
+      expect((await api(`${ORG_PATH}/search-credentials`, { method: 'PUT', body: JSON.stringify({ api_key: 'tvly-e2e-secret-7' }) })).status).toBe(200)
+      expect((await api(`${WS_PATH}/engine-settings`, { method: 'PUT', body: JSON.stringify({ engines: { external_crosscheck: true } }) })).status).toBe(200)
+      expect((await api(`${WS_PATH}/settings/broaden-sources`, { method: 'PATCH', body: JSON.stringify({ broaden_sources: true }) })).status).toBe(200)
+      const hallucinated = byName('rag-', (f) => (f.labels.claims ?? []).length > 0 && (f.labels.claims ?? []).every((c) => !c.supported))
+      const traceId = await send(hallucinated)
+      const checked = await eventually(async () => {
+        const b = await getJson(`${WS_PATH}/traces/${traceId}/content-reliability`)
+        return b.computed_at && b.external_crosscheck ? b : undefined
+      }, 30_000, 200)
+      expect(checked.external_crosscheck.mode).toBe('open_web')
+      expect(checked.external_crosscheck.checked).toBeGreaterThan(0)
+      expect(checked.external_crosscheck.claims.some((c: any) => c.verdict === 'supported' && c.url === 'https://facts.example.org/page')).toBe(true)
+      const sources = await computed(traceId, 'sources-matrix')
+      expect(sources.mode).toBe('open_web')
+      expect(sources.sources).toContainEqual(expect.objectContaining({ url: 'https://facts.example.org/page', kind: 'web', verification_level: 'web_corroborated', influence_score: 0 }))
+      expect(web.requests.length).toBeGreaterThan(0)
+      for (const r of web.requests) expect(r.headers.authorization).toBe('Bearer tvly-e2e-secret-7')
+
+      expect((await api(`${ORG_PATH}/search-credentials`, { method: 'DELETE' })).status).toBe(204)
+      const seen = web.requests.length
+      const closedId = await send(hallucinated)
+      const closed = await eventually(async () => {
+        const b = await getJson(`${WS_PATH}/traces/${closedId}/content-reliability`)
+        return b.external_crosscheck ? b : undefined
+      }, 30_000, 200)
+      expect(closed.external_crosscheck).toMatchObject({ mode: 'closed_knowledge_base', checked: 0 })
+      expect((await computed(closedId, 'sources-matrix')).mode).toBe('closed_knowledge_base')
+      expect(web.requests.length).toBe(seen)
+      expect((await api(`${WS_PATH}/engine-settings`, { method: 'PUT', body: JSON.stringify({ engines: {} }) })).status).toBe(200)
+      expect((await api(`${WS_PATH}/settings/broaden-sources`, { method: 'PATCH', body: JSON.stringify({ broaden_sources: false }) })).status).toBe(200)
+    })
+
     it("with the organization's LLM credential, reliability and decomposition ask the model and use its answers", async () => {
       const secret = 'sk-e2e-llm-key-4242'
       fake.setHandler((body) => {
@@ -153,13 +192,13 @@ export function enginesSuite(mode: BusMode) {
       const rag = byName('rag-', (f) => (f.labels.sources ?? []).length > 0)
       const traceId = await send(rag)
       const reliability = await computed(traceId, 'content-reliability')
-      expect(reliability.mode).toBe('llm')
+      expect(reliability.analysis_mode).toBe('llm')
       expect(reliability.scorer_version).toMatch(/\+llm$/)
       expect(reliability.claims.map((c: any) => [c.claim, c.supported])).toEqual([['The model-extracted claim.', true], ['A second claim.', false]])
       expect(reliability.claims[0].evidence_span_id).toMatch(/^[0-9a-f]{16}$/)
       expect(reliability.claims[1].evidence_span_id).toBeNull()
       const decomposition = await computed(traceId, 'decomposition')
-      expect(decomposition.mode).toBe('llm')
+      expect(decomposition.analysis_mode).toBe('llm')
       expect(decomposition.sub_tasks.map((t: any) => t.text)).toEqual(['the part the model found', 'a part never addressed'])
       expect(decomposition.coverage).toBe(0.5)
 
@@ -173,7 +212,7 @@ export function enginesSuite(mode: BusMode) {
       const asked = calls.map((c) => JSON.stringify(c.body.messages)).join('\n')
       expect(asked).toContain('<answer>')
       // Deterministic engines are unaffected by the credential.
-      expect((await computed(traceId, 'decision-trace')).mode).toBe('deterministic')
+      expect((await computed(traceId, 'decision-trace')).analysis_mode).toBe('deterministic')
       expect((await api(`${ORG_PATH}/llm-credentials`, { method: 'DELETE' })).status).toBe(204)
     })
 

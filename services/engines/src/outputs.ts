@@ -72,7 +72,7 @@ export interface SourceEntry {
   authority_score: number
   /** Share of the trace's supported claims this source backs, 0-1. */
   influence_score: number
-  /** verified (backs a supported claim), contradicted, unverified (used, backs no claim), cited_only. */
+  /** verified (backs a supported claim), contradicted, unverified (used, backs no claim), cited_only, web_corroborated (broaden_sources: found on the web, not used by the agent). */
   verification_level: string
   explainer: string
   // Beyond the spec:

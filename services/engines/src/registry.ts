@@ -16,6 +16,7 @@ import type { LlmClient } from './llm/client.js'
 import type { ContentReliability } from './outputs.js'
 import { contentReliability } from './reliability/index.js'
 import type { EngineDefinition, EngineOutcome } from './runtime/types.js'
+import { broadenSources } from './sources/broaden.js'
 import { sourceSignals, sourcesMatrix } from './sources/index.js'
 
 /** The trace-list row of a reliability result: rank -1 and score 0 when ungradeable. */
@@ -82,7 +83,15 @@ const defs: EngineDefinition[] = [
       const reliability = contentReliability(view)
       const matrix = sourcesMatrix(view, reliability, ctx.priorOf)
       const { citations, feedback } = sourceSignals(view, reliability, Date.now())
-      return { payload: { ...matrix }, mode: 'deterministic', extras: { citations, feedback } }
+      const open = ctx.broadenSources && ctx.search !== null
+      if (open) matrix.sources.push(...(await broadenSources(reliability, ctx.search!, ctx.priorOf, new Set(matrix.sources.map((s) => s.url)))))
+      const mode = open ? 'open_web' : 'closed_knowledge_base'
+      const note = open
+        ? 'broaden_sources is on: claims the trace did not back were searched on the open web.'
+        : ctx.broadenSources
+          ? 'broaden_sources is on but the organization has no search credential: closed-knowledge-base mode, the trace\'s own sources only.'
+          : "Closed-knowledge-base mode: the trace's own sources only."
+      return { payload: { ...matrix, mode, note }, mode: 'deterministic', extras: { citations, feedback } }
     },
   },
   {

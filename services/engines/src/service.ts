@@ -54,6 +54,7 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
     prices,
     llm: clients.llm(orgId),
     search: clients.search(orgId),
+    broadenSources: control.state.setting<unknown>(workspaceId, 'broaden_sources', false) === true,
     priorOf: await priors.of(workspaceId),
   })
   try {

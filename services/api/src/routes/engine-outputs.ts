@@ -4,7 +4,8 @@
  * than its retention, like the trace detail. A trace the engine has not analysed
  * yet (or never will, while the engine is off) gets the shape with empty lists and
  * null figures, plus computed_at null: "not yet computed", never an error.
- * optimization merges the findings of the correlation and savings engines.
+ * optimization merges the findings of the correlation and savings engines;
+ * content-reliability carries the external_crosscheck result when that engine ran.
  */
 import { Hono, type Context } from 'hono'
 import type { ControlState } from '@svc/shared/control/state'
@@ -22,21 +23,32 @@ export interface EngineOutputDeps {
 
 /** What every engine response carries beyond the spec: when, how and by which version it was computed. */
 function provenance(results: LatestEngineResult[]) {
-  if (results.length === 0) return { computed_at: null, mode: null, engine_version: null }
+  if (results.length === 0) return { computed_at: null, analysis_mode: null, engine_version: null }
   const newest = results.reduce((a, b) => (b.computed_at_ms > a.computed_at_ms ? b : a))
   return {
     computed_at: new Date(newest.computed_at_ms).toISOString(),
-    mode: results.some((r) => r.mode === 'llm') ? 'llm' : newest.mode,
+    analysis_mode: results.some((r) => r.mode === 'llm') ? 'llm' : newest.mode,
     engine_version: results.map((r) => `${r.engine}@${r.engine_version}`).join(','),
   }
 }
 
 type Finding = { estimated_savings_usd: number; span_id: string; kind: string }
 
-const endpoints: Array<{ route: RouteSpec; engines: string[]; empty(traceId: string): Record<string, unknown>; body(traceId: string, r: Map<string, LatestEngineResult>): Record<string, unknown> }> = [
+interface Endpoint {
+  route: RouteSpec
+  /** The engines whose results make the body (and its computed_at). */
+  engines: string[]
+  /** An engine whose result rides along under its own name, null until it has run. */
+  attach?: string
+  empty(traceId: string): Record<string, unknown>
+  body(traceId: string, r: Map<string, LatestEngineResult>): Record<string, unknown>
+}
+
+const endpoints: Endpoint[] = [
   {
     route: ROUTES.traceContentReliability,
     engines: ['content_reliability'],
+    attach: 'external_crosscheck',
     empty: (trace_id) => ({ trace_id, grade: '', score: null, claims: [], scorer_version: '' }),
     body: (_, r) => r.get('content_reliability')!.payload as Record<string, unknown>,
   },
@@ -83,9 +95,11 @@ export function engineOutputRoutes({ store, state, defaultRetentionHours }: Engi
       const traceId = raw.toLowerCase()
       const exists = /^[0-9a-f]{32}$/.test(traceId) && (await traceExists(store, ws.id, traceId, retentionFloorNs(ws.id)))
       if (!exists) throw notFound(`trace ${raw} not found in this workspace (unknown, or older than the retention window)`)
-      const results = await latestEngineResults(store, ws.id, traceId, e.engines)
+      const all = await latestEngineResults(store, ws.id, traceId, e.attach ? [...e.engines, e.attach] : e.engines)
+      const results = new Map([...all].filter(([name]) => name !== e.attach))
       const body = results.size === 0 ? e.empty(traceId) : e.body(traceId, results)
-      return c.json({ ...body, trace_id: traceId, ...provenance([...results.values()]) })
+      const attached = e.attach ? { [e.attach]: all.get(e.attach)?.payload ?? null } : {}
+      return c.json({ ...body, ...attached, trace_id: traceId, ...provenance([...results.values()]) })
     })
   return app
 }

@@ -14,6 +14,8 @@ export interface EngineContext {
   llm: LlmClient | null
   /** The organization's search provider, or null (closed-knowledge-base mode). */
   search: SearchClient | null
+  /** The workspace's broaden_sources setting (searching the open web needs `search` too). */
+  broadenSources: boolean
   /** The workspace's learned authority prior of a source domain (0.5 when unknown). */
   priorOf(domain: string, kind: string): number
 }

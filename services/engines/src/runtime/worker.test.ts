@@ -91,7 +91,7 @@ function countingEngine(name: EngineDefinition['name']) {
 const deps = (engine: EngineDefinition) => ({
   bus, store, state, engine, log, concurrency: 4,
   retry: { attempts: 3, baseDelayMs: 5 },
-  contextFor: async (orgId: string, workspaceId: string) => ({ orgId, workspaceId, prices, llm: null, search: null, priorOf: () => 0.5 }),
+  contextFor: async (orgId: string, workspaceId: string) => ({ orgId, workspaceId, prices, llm: null, search: null, broadenSources: false, priorOf: () => 0.5 }),
 })
 
 beforeAll(async () => {

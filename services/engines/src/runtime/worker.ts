@@ -144,7 +144,7 @@ export function engineBatchHandler(deps: WorkerDeps) {
           failures++
           engineJobsCounter.inc({ engine: engine.name, outcome: 'failed' })
           const error = outcome.error instanceof Error ? outcome.error.message : String(outcome.error)
-          log.warn({ engine: engine.name, workspace_id: workspaceId, trace_id: job.trace_id, attempts: outcome.attempts, error }, 'engine job failed; dead-lettered')
+          log.warn({ workspace_id: workspaceId, trace_id: job.trace_id, attempts: outcome.attempts, error }, 'engine job failed; dead-lettered')
           failed.push({
             key,
             value: engineJobFailedV1.encode({ engine: engine.name, job: raw, workspace_id: workspaceId, trace_id: job.trace_id, error: error.slice(0, 2000), attempts: outcome.attempts, failed_at_ms: now() }),
