@@ -1,34 +1,5 @@
-import { createBus, topicSpecsFor } from '@svc/shared/bus/index'
-import { createCache } from '@svc/shared/cache/index'
-import { loadConfig } from '@svc/shared/config'
-import { ControlPlane } from '@svc/shared/control/control-plane'
-import { createLogger } from '@svc/shared/log'
-import { listen } from '@svc/shared/http/serve'
-import { metricsApp, PIPELINE_LAG, registerConsumerLag } from '@svc/shared/metrics'
-import { createStore } from '@svc/shared/store/index'
-import { migrate } from '@svc/shared/store/migrate'
+/** Standalone assembler process: wiring only. */
+import { runStandalone } from '@svc/shared/standalone'
 import { startAssembler } from './service.js'
 
-const config = loadConfig()
-const log = createLogger({ level: config.LOG_LEVEL, name: 'assembler' })
-const bus = await createBus(config, log)
-await bus.ensureTopics(topicSpecsFor(config))
-const store = await createStore(config, log)
-await migrate(store, log)
-const cache = await createCache(config, log)
-const control = await ControlPlane.start(bus, log)
-const assembler = await startAssembler({ bus, store, control, cache, config, log })
-registerConsumerLag(bus, PIPELINE_LAG)
-const metrics = await listen(metricsApp(), { host: config.SVC_HOST, port: config.SVC_METRICS_PORT, log, name: 'assembler-metrics' })
-
-for (const signal of ['SIGTERM', 'SIGINT'] as const)
-  process.once(signal, async () => {
-    log.info({ signal }, 'shutting down')
-    await assembler.close()
-    await metrics.close()
-    await control.close()
-    await bus.close()
-    await store.close()
-    await cache.close()
-    process.exit(0)
-  })
+await runStandalone('assembler', { metricsPort: true }, async ({ openStore, ...a }) => startAssembler({ ...a, store: await openStore() }))

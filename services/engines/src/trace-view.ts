@@ -7,24 +7,10 @@
  */
 import { genAiContent, type GenAiContent } from '@svc/shared/domain/genai-content'
 import { genAiFacts, type SpanType } from '@svc/shared/domain/genai'
+import type { EngineInputSpan } from '@svc/shared/store/queries/engine-results'
 
-/** The spans_v1 columns an engine needs (times as integer nanosecond strings, as stored). */
-export interface StoredSpan {
-  trace_id: string
-  span_id: string
-  parent_span_id: string
-  name: string
-  kind: string
-  start_time: string
-  end_time: string
-  status_code: string
-  status_message: string
-  model: string
-  input_tokens: number
-  output_tokens: number
-  cost_usd: number
-  attributes: Record<string, string>
-}
+/** The spans_v1 columns an engine needs, as the workers' query returns them. */
+export type StoredSpan = Omit<EngineInputSpan, 'expires_at_s'>
 
 export interface ViewSpan {
   span_id: string
