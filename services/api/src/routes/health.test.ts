@@ -49,4 +49,13 @@ describe('ingestion health', () => {
     expect(r.body.engines.decomposition.status).toBe('ok')
     expect(r.body.engines.content_reliability.status).toBe('stalled')
   })
+
+  it('shows an engine stalled at once when its last run failed (jobs dead-lettered), ok again after a success', async () => {
+    await recordEngineRuns(h.store, [{ workspace_id: WS, engine: 'sources', finished_at_ms: Date.now() - 1000, ok: true }])
+    expect((await get()).body.engines.sources.status).toBe('ok')
+    await recordEngineRuns(h.store, [{ workspace_id: WS, engine: 'sources', finished_at_ms: Date.now(), ok: false }])
+    expect((await get()).body.engines.sources.status).toBe('stalled')
+    await recordEngineRuns(h.store, [{ workspace_id: WS, engine: 'sources', finished_at_ms: Date.now() + 1, ok: true }])
+    expect((await get()).body.engines.sources.status).toBe('ok')
+  })
 })

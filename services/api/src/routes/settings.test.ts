@@ -73,6 +73,23 @@ describe('engine settings', () => {
     expect((await req('PUT', `${W}/engine-settings`, { engines: { savings: 'off' } })).status).toBe(400)
     expect((await req('PUT', `${W}/engine-settings`, {})).status).toBe(400)
   })
+
+  it('an organization gate closes an engine in every workspace whatever the workspace says; reopening hands control back', async () => {
+    await req('PUT', `${W}/engine-settings`, { engines: { sources: true } })
+    const gate = await req('PATCH', `/v1/orgs/${ORG}`, { engines: { sources: false } })
+    expect(gate.status).toBe(200)
+    expect(gate.body.engines).toMatchObject({ sources: false, content_reliability: true })
+    const view = (await req('GET', `${W}/engine-settings`)).body
+    expect(view.engines.sources).toBe(false)
+    expect(view.gated_by_organization).toEqual(['sources'])
+    expect((await req('PATCH', `/v1/orgs/${ORG}`, { engines: { telepathy: false } })).status).toBe(400)
+    // A dev may read settings but not move the organization's gate.
+    expect((await req('PATCH', `/v1/orgs/${ORG}`, { engines: { sources: true } }, DEV)).status).toBe(403)
+    await req('PATCH', `/v1/orgs/${ORG}`, { engines: { sources: true } })
+    const reopened = (await req('GET', `${W}/engine-settings`)).body
+    expect(reopened.engines.sources).toBe(true)
+    expect(reopened.gated_by_organization).toEqual([])
+  })
 })
 
 describe('credentials', () => {
