@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { splitClaims } from './claims.js'
+import { clauses, splitClaims } from './claims.js'
 
 describe('splitClaims', () => {
   it('splits sentences and keeps assertions', () => {
@@ -33,3 +33,20 @@ describe('splitClaims', () => {
     expect(splitClaims('')).toEqual([])
   })
 })
+
+describe('clauses', () => {
+  it('splits a sentence that joins independent statements, each able to stand alone', () => {
+    expect(clauses('NSAIDs may reduce the effect of lisinopril, and using both can strain the kidneys.')).toEqual([
+      'NSAIDs may reduce the effect of lisinopril',
+      'and using both can strain the kidneys.',
+    ])
+    expect(clauses('The plan costs $20 per month; overage is billed at $0.10 per GB.')).toHaveLength(2)
+    expect(clauses('Both interact: NSAIDs raise blood pressure in treated patients.')).toEqual(['Both interact: NSAIDs raise blood pressure in treated patients.'])
+  })
+
+  it('keeps a short side joined to its neighbour', () => {
+    expect(clauses('Refunds take 5 business days, and sometimes longer.')).toEqual(['Refunds take 5 business days, and sometimes longer.'])
+    expect(splitClaims('Bring ID, and your passport must be valid for six months after arrival.')).toHaveLength(1)
+  })
+})
+

@@ -31,13 +31,40 @@ function asserts(sentence: string): boolean {
   return a.terms.size >= 2
 }
 
+// Where one sentence joins two statements: a semicolon, a colon after a statement,
+// or a comma before a coordinating conjunction.
+const CLAUSE_BREAK = /;\s+|:\s+(?=[A-Za-z])|,\s+(?=(?:and|but|while|whereas|so|although|though)\s)/g
+/** A side must say enough on its own to be a claim: three content terms, or a number and two. */
+const standsAlone = (s: string) => analyze(s).terms.size >= 3
+
+/**
+ * A sentence that joins independent statements is as many claims: each can be
+ * backed or not on its own (the atomic claims of factuality evaluation), and one
+ * unsupported half must not sink, or ride on, the other. A side too short to
+ * stand alone stays joined to its neighbour.
+ */
+export function clauses(sentence: string): string[] {
+  const parts: string[] = []
+  let last = 0
+  for (const m of sentence.matchAll(CLAUSE_BREAK)) {
+    const left = sentence.slice(last, m.index).trim()
+    const right = sentence.slice(m.index! + m[0].length)
+    if (standsAlone(left) && standsAlone(right)) {
+      parts.push(left)
+      last = m.index! + m[0].length
+    }
+  }
+  parts.push(sentence.slice(last).trim())
+  return parts.filter(Boolean)
+}
+
 export function splitClaims(text: string): string[] {
   const out: string[] = []
   for (const rawLine of text.split(/\n/)) {
     if (REFERENCE_LINE.test(rawLine) || SOURCE_LINE.test(rawLine)) continue
     const line = unmark(rawLine.replace(BULLET, ''))
     if (!line) continue
-    for (const s of sentences(line)) if (asserts(s)) out.push(s)
+    for (const s of sentences(line)) if (asserts(s)) for (const c of clauses(s)) if (asserts(c)) out.push(c)
   }
   return out
 }

@@ -81,3 +81,12 @@ describe('judgeClaim', () => {
     expect(judgeClaim('Refunds are issued within 5 business days.', [m, d]).evidence?.span_id).toBe('d9')
   })
 })
+
+describe('structured evidence', () => {
+  it('reads ISO dates of tool results as the month names an answer uses', () => {
+    const tool: Evidence = { span_id: 't1', text: 'get_invoice_summary {"totals_usd":{"2026-08":4102.55,"2026-09":6870.12}}', source: 'tool:get_invoice_summary', kind: 'tool_result' }
+    expect(judgeClaim('Your September bill came to $6,870.12.', [tool]).verdict).toBe('supported')
+    expect(judgeClaim('Your September bill came to $7,100.00.', [tool]).verdict).not.toBe('supported')
+  })
+})
+

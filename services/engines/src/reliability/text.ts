@@ -65,8 +65,16 @@ const TOKEN_RE = /([$€£])?\s?(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)\s?(%|percent\b|
 
 type Token = { kind: 'num'; value: number; unit: string } | { kind: 'word'; raw: string; stem: string; stop: boolean; first: boolean } | { kind: 'punct' }
 
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
+/**
+ * Structured data (tool results, JSON) writes dates as ISO 2026-09 or 2026-09-14
+ * where an answer says "September" or "14 September 2026": both become the words.
+ */
+const isoDates = (text: string) =>
+  text.replace(/\b(\d{4})-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?(?![\d:-])/g, (_, y: string, m: string, d?: string) => ` ${MONTHS[Number(m) - 1]} ${d ? `${Number(d)} ` : ''}${y} `)
+
 function tokens(text: string): Token[] {
-  const clean = text
+  const clean = isoDates(text)
     .replace(URL_RE, ' ')
     .replace(/\[\d+\]/g, ' ')
     .replace(/\b(can)['’]t\b/gi, 'cannot')
