@@ -1,8 +1,9 @@
 /**
  * The engines by name: each pairs its deterministic algorithm with, where an LLM
- * helps, the LLM variant used when the organization has a credential. Every name
- * of the spec's list is a definition here except fleet_monitor, which works on the
- * workspace's daily roll-up rather than on traces (fleet-monitor.ts).
+ * helps, the LLM variant used when the organization has a credential. Every trace
+ * engine of the spec's list is a definition here except alignment (not built yet,
+ * see ENGINES_WITHOUT_WORKERS); fleet_monitor works on the workspace's daily
+ * roll-up rather than on traces (assembler/src/fleet-monitor.ts).
  */
 import type { TraceEngine } from '@svc/shared/bus/topics'
 import { gradeRank, isGrade } from '@svc/shared/domain/grades'
@@ -108,13 +109,6 @@ const defs: EngineDefinition[] = [
     name: 'external_crosscheck',
     version: '1',
     run: async (view, ctx) => ({ payload: { ...(await crosscheckClaims(view, ctx.search)) }, mode: 'deterministic' }),
-  },
-  {
-    name: 'alignment',
-    version: '0',
-    // The policy endpoints and documents arrive with the alignment work (issue 6);
-    // until a workspace has an enabled policy there is nothing to check against.
-    run: async (view) => ({ payload: { trace_id: view.trace_id, policy_enabled: false, flags: [] }, mode: 'deterministic' }),
   },
 ]
 

@@ -40,6 +40,13 @@ export type TraceEngine = (typeof TRACE_ENGINES)[number]
 export const ENGINE_NAMES = [...TRACE_ENGINES, 'fleet_monitor'] as const
 export type EngineName = (typeof ENGINE_NAMES)[number]
 
+/**
+ * Trace engines whose workers are not built yet: alignment arrives with its own
+ * work (policy, documents, embeddings). Until then no job is emitted for it and
+ * ingestion health does not list it; its switch is still stored and shown.
+ */
+export const ENGINES_WITHOUT_WORKERS: ReadonlySet<TraceEngine> = new Set(['alignment'])
+
 /** Engines that are off until a workspace turns them on. */
 export const ENGINES_OFF_BY_DEFAULT: ReadonlySet<EngineName> = new Set(['external_crosscheck'])
 
