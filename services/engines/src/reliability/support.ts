@@ -19,7 +19,7 @@
  * it and nothing outweighs it. unsupported: neither.
  */
 import type { Evidence } from './evidence.js'
-import { analyze, numberKey, sentences, type Analysis } from './text.js'
+import { analyze, joinAnalyses, numberKey, sentences, type Analysis } from './text.js'
 
 export type Verdict = 'supported' | 'unsupported' | 'contradicted'
 
@@ -53,16 +53,23 @@ interface Comparison {
 // Questions and requests in a prompt state nothing; a claim echoing them is not backed.
 const asks = (s: string) => /\?\s*$/.test(s) || /^(?:please|can you|could you|would you|tell me|explain|write|show me|give me|list|find)\b/i.test(s)
 
+// Every claim of an answer is judged against the same evidence list: cut and analyse it once.
+const windowCache = new WeakMap<Evidence[], Window[]>()
+
 function windowsOf(evidence: Evidence[]): Window[] {
+  const hit = windowCache.get(evidence)
+  if (hit) return hit
   const out: Window[] = []
   for (const e of evidence) {
     const sents = sentences(e.text).filter((s) => !(e.kind === 'message' && asks(s)))
     const parts = sents.map(analyze)
-    sents.forEach((s, i) => {
-      out.push({ evidence: e, analysis: parts[i]!, parts: [parts[i]!] })
-      if (i + 1 < sents.length) out.push({ evidence: e, analysis: analyze(s + ' ' + sents[i + 1]), parts: [parts[i]!, parts[i + 1]!] })
+    parts.forEach((p, i) => {
+      out.push({ evidence: e, analysis: p, parts: [p] })
+      const next = parts[i + 1]
+      if (next) out.push({ evidence: e, analysis: joinAnalyses(p, next), parts: [p, next] })
     })
   }
+  windowCache.set(evidence, out)
   return out
 }
 

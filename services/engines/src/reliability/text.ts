@@ -73,14 +73,20 @@ const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 
 const isoDates = (text: string) =>
   text.replace(/\b(\d{4})-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?(?![\d:-])/g, (_, y: string, m: string, d?: string) => ` ${MONTHS[Number(m) - 1]} ${d ? `${Number(d)} ` : ''}${y} `)
 
-function tokens(text: string): Token[] {
-  const clean = isoDates(text)
-    .replace(URL_RE, ' ')
-    .replace(/\[\d+\]/g, ' ')
+/** Contractions spelled out ("can't" → cannot, "isn't" → is not), possessives and 'll/'re dropped. */
+const contractions = (s: string) =>
+  s
     .replace(/\b(can)['’]t\b/gi, 'cannot')
     .replace(/\b(won)['’]t\b/gi, 'will not')
     .replace(/n['’]t\b/gi, ' not')
     .replace(/['’](ll|re|ve|d|m|s)\b/gi, '')
+
+function tokens(text: string): Token[] {
+  // Each rewrite is a pass over the text; most texts need few of them (this is the engines' hot path).
+  let clean = /\d{4}-\d{2}/.test(text) ? isoDates(text) : text
+  if (clean.includes('http')) clean = clean.replace(URL_RE, ' ')
+  if (clean.includes('[')) clean = clean.replace(/\[\d+\]/g, ' ')
+  if (clean.includes("'") || clean.includes('’')) clean = contractions(clean)
   const out: Token[] = []
   let sentenceStart = true
   for (const m of clean.matchAll(TOKEN_RE)) {
@@ -162,6 +168,17 @@ export function analyze(text: string): Analysis {
     terms.set(t.stem, Math.max(terms.get(t.stem) ?? 0, isEntity(t) ? 2 : 1))
   })
   return { terms, numbers, negations, negated }
+}
+
+/**
+ * The analysis of two consecutive sentences, from theirs: the same as analysing
+ * the joined text (a sentence end stops number contexts and negation scopes), at
+ * no second tokenising pass.
+ */
+export function joinAnalyses(a: Analysis, b: Analysis): Analysis {
+  const terms = new Map(a.terms)
+  for (const [t, w] of b.terms) terms.set(t, Math.max(terms.get(t) ?? 0, w))
+  return { terms, numbers: [...a.numbers, ...b.numbers], negations: a.negations + b.negations, negated: new Set([...a.negated, ...b.negated]) }
 }
 
 /** Sentences of a passage: split at sentence ends and line breaks, abbreviations kept whole. */
