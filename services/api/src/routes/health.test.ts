@@ -58,4 +58,11 @@ describe('ingestion health', () => {
     await recordEngineRuns(h.store, [{ workspace_id: WS, engine: 'sources', finished_at_ms: Date.now() + 1, ok: true }])
     expect((await get()).body.engines.sources.status).toBe('ok')
   })
+
+  it('lists fleet_monitor, stalled only when its last roll-up failed', async () => {
+    expect((await get()).body.engines.fleet_monitor).toEqual({ status: 'ok', last_run_at: null })
+    const at = Date.now()
+    await recordEngineRuns(h.store, [{ workspace_id: WS, engine: 'fleet_monitor', finished_at_ms: at, ok: false }])
+    expect((await get()).body.engines.fleet_monitor).toEqual({ status: 'stalled', last_run_at: new Date(at).toISOString() })
+  })
 })

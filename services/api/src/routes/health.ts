@@ -6,11 +6,12 @@
  * when spans are arriving and either its last run failed (jobs dead-lettered after
  * their retries) or jobs emitted for it more than stallAfterMs ago have not been
  * followed by a successful run (engine_runs_v1): failing, or not running at all.
+ * fleet_monitor, scheduled rather than fed by jobs, is stalled when its last run failed.
  */
 import { Hono } from 'hono'
 import { TRACE_ENGINES } from '@svc/shared/bus/topics'
 import type { ControlState } from '@svc/shared/control/state'
-import { enabledTraceEngines } from '@svc/shared/domain/engines'
+import { enabledTraceEngines, engineAllowed } from '@svc/shared/domain/engines'
 import { ingestionFigures } from '@svc/shared/store/queries/ingestion-health'
 import type { Store } from '@svc/shared/store/types'
 import { mount, ROUTES, targetWorkspace } from '../access.js'
@@ -33,6 +34,12 @@ export function healthRoutes(store: Store, state: ControlState, opts: { stallAft
       const behind = f.oldestPendingJobsAtMs !== null && lastOk < f.oldestPendingJobsAtMs
       const stalled = f.spansLastHour > 0 && (failing || behind)
       engines[name] = { status: stalled ? 'stalled' : 'ok', last_run_at: iso(run?.lastRunAtMs ?? null) }
+    }
+    // fleet_monitor has no jobs to fall behind on (it runs on the roll-up's schedule): it is stalled when its last run failed.
+    if (engineAllowed(state, ws.id, 'fleet_monitor')) {
+      const run = f.engines.get('fleet_monitor')
+      const failing = (run?.lastRunAtMs ?? 0) > (run?.lastOkAtMs ?? 0)
+      engines.fleet_monitor = { status: failing ? 'stalled' : 'ok', last_run_at: iso(run?.lastRunAtMs ?? null) }
     }
     const anyStalled = Object.values(engines).some((e) => e.status === 'stalled')
     return c.json({
