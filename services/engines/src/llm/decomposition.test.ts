@@ -1,13 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { readFileSync } from 'node:fs'
 import { addressSubTasks, originalQuery, splitSubTasks } from '../decomposition/index.js'
-import { FIXTURE_DIR, fixtureView } from '../test-support/fixtures.js'
+import { fixtureView, loadFixture } from '../test-support/fixtures.js'
 import { requestedSchema, startFakeOpenAi, type FakeOpenAi } from '../test-support/fake-openai.js'
 import type { TraceView } from '../trace-view.js'
 import { createLlmClient, type LlmUsage } from './client.js'
 import { decompositionPrompt, llmDecomposition, spanSummary } from './decomposition.js'
 
-const load = (file: string): TraceView => fixtureView({ file, ...JSON.parse(readFileSync(FIXTURE_DIR + file, 'utf8')) })
+const load = (file: string): TraceView => fixtureView(loadFixture(file))
 
 let fake: FakeOpenAi
 let usages: LlmUsage[]

@@ -36,11 +36,13 @@ export interface Fixture {
   spans: unknown[]
 }
 
+export const loadFixture = (file: string): Fixture => ({ file, ...(JSON.parse(readFileSync(FIXTURE_DIR + file, 'utf8')) as Omit<Fixture, 'file'>) })
+
 export function loadFixtures(): Fixture[] {
   return readdirSync(FIXTURE_DIR)
     .filter((f) => f.endsWith('.json'))
     .sort()
-    .map((file) => ({ file, ...(JSON.parse(readFileSync(FIXTURE_DIR + file, 'utf8')) as Omit<Fixture, 'file'>) }))
+    .map(loadFixture)
 }
 
 const prices = loadPriceTable()
