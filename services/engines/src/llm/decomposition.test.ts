@@ -1,30 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { addressSubTasks, originalQuery, splitSubTasks } from '../decomposition/index.js'
 import { fixtureView, loadFixture } from '../test-support/fixtures.js'
-import { requestedSchema, startFakeOpenAi, type FakeOpenAi } from '../test-support/fake-openai.js'
+import { requestedSchema } from '../test-support/fake-openai.js'
+import { useFakeLlm } from '../test-support/fake-llm.js'
 import type { TraceView } from '../trace-view.js'
-import { createLlmClient, type LlmUsage } from './client.js'
 import { decompositionPrompt, llmDecomposition, spanSummary } from './decomposition.js'
 
 const load = (file: string): TraceView => fixtureView(loadFixture(file))
 
-let fake: FakeOpenAi
-let usages: LlmUsage[]
-beforeEach(async () => {
-  fake = await startFakeOpenAi()
-  usages = []
-})
-afterEach(async () => {
-  await fake.close()
-})
-const client = () =>
-  createLlmClient({
-    primary: { provider: 'openai', model_id: 'decomposer-1', api_key: 'sk-decomp', api_base: fake.url },
-    fallback: null,
-    concurrency: 2,
-    timeoutMs: 5000,
-    onUsage: (u) => usages.push(u),
-  })
+const llm = useFakeLlm({ model_id: 'decomposer-1', api_key: 'sk-decomp' })
+const client = llm.client
 
 describe('llmDecomposition', () => {
   const view = load('task-research-full.json')
@@ -33,7 +18,7 @@ describe('llmDecomposition', () => {
   it('sends the request and the numbered work spans, and maps the answer back to span ids', async () => {
     const { shown } = decompositionPrompt(query.text, view)
     expect(shown.length).toBeGreaterThanOrEqual(2)
-    fake.setHandler(() => ({
+    llm.fake.setHandler(() => ({
       object: {
         sub_tasks: [
           { text: 'Explain how photosynthesis works', resolved: true, spans: [1, 2, 2] },
@@ -46,10 +31,10 @@ describe('llmDecomposition', () => {
     }))
     const r = await llmDecomposition(view, client())
 
-    const sent = fake.requests[0]!
+    const sent = llm.fake.requests[0]!
     expect(sent.body.model).toBe('decomposer-1')
     expect(sent.headers.authorization).toBe('Bearer sk-decomp')
-    const text = fake.promptText()
+    const text = llm.fake.promptText()
     expect(text).toContain(query.text.trim().slice(0, 40))
     expect(text).toContain('<spans>')
     expect(text).toMatch(/\[1\] (retrieval|tool|completion) /)
@@ -62,11 +47,11 @@ describe('llmDecomposition', () => {
       { id: 't2', text: 'Explain why leaves change color', resolved: false, span_ids: [] },
     ])
     expect(r.coverage).toBe(0.5)
-    expect(usages).toEqual([{ model: 'openai:decomposer-1', inputTokens: 640, outputTokens: 55, fallback: false, engine: 'decomposition' }])
+    expect(llm.usages).toEqual([{ model: 'openai:decomposer-1', inputTokens: 640, outputTokens: 55, fallback: false, engine: 'decomposition' }])
   })
 
   it('falls back to the deterministic split when the model returns no sub-tasks', async () => {
-    fake.setHandler(() => ({ object: { sub_tasks: [] } }))
+    llm.fake.setHandler(() => ({ object: { sub_tasks: [] } }))
     const r = await llmDecomposition(view, client())
     expect(r.sub_tasks).toEqual(addressSubTasks(view, splitSubTasks(query.text)))
   })
@@ -75,11 +60,11 @@ describe('llmDecomposition', () => {
     const empty: TraceView = { workspace_id: view.workspace_id, trace_id: 'abc', spans: [] }
     const r = await llmDecomposition(empty, client())
     expect(r).toEqual({ trace_id: 'abc', original_query: '', sub_tasks: [], coverage: 1 })
-    expect(fake.requests).toHaveLength(0)
+    expect(llm.fake.requests).toHaveLength(0)
   })
 
   it('surfaces a rejected call as an error', async () => {
-    fake.setHandler(() => ({ status: 401 }))
+    llm.fake.setHandler(() => ({ status: 401 }))
     await expect(llmDecomposition(view, client())).rejects.toMatchObject({ kind: 'rejected', status: 401 })
   })
 })

@@ -1,33 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { SCORER_VERSION } from '@svc/shared/domain/versions'
 import { evidenceOf, finalOutput } from '../reliability/evidence.js'
 import { scoreClaims } from '../reliability/index.js'
 import { fixtureView, loadFixture } from '../test-support/fixtures.js'
-import { requestedSchema, startFakeOpenAi, type FakeOpenAi } from '../test-support/fake-openai.js'
+import { requestedSchema } from '../test-support/fake-openai.js'
+import { useFakeLlm } from '../test-support/fake-llm.js'
 import type { TraceView } from '../trace-view.js'
-import { createLlmClient, type LlmUsage } from './client.js'
 import { oneLine } from './prompt.js'
 import { claimsFromAnswer, llmContentReliability, LLM_SCORER_VERSION, reliabilityPrompt } from './reliability.js'
 
 const load = (file: string): TraceView => fixtureView(loadFixture(file))
 
-let fake: FakeOpenAi
-let usages: LlmUsage[]
-beforeEach(async () => {
-  fake = await startFakeOpenAi()
-  usages = []
-})
-afterEach(async () => {
-  await fake.close()
-})
-const client = () =>
-  createLlmClient({
-    primary: { provider: 'openai', model_id: 'judge-7', api_key: 'sk-judge', api_base: fake.url },
-    fallback: null,
-    concurrency: 2,
-    timeoutMs: 5000,
-    onUsage: (u) => usages.push(u),
-  })
+const llm = useFakeLlm({ model_id: 'judge-7', api_key: 'sk-judge' })
+const client = llm.client
 
 describe('llmContentReliability', () => {
   const view = load('task-research-full.json')
@@ -36,7 +21,7 @@ describe('llmContentReliability', () => {
 
   it('sends the final output and numbered evidence, and uses the answer with checked evidence numbers', async () => {
     expect(evidence.length).toBeGreaterThanOrEqual(2)
-    fake.setHandler(() => ({
+    llm.fake.setHandler(() => ({
       object: {
         claims: [
           { claim: 'Photosynthesis happens in chloroplasts.', verdict: 'supported', confidence: 0.92, evidence: 1 },
@@ -50,10 +35,10 @@ describe('llmContentReliability', () => {
     }))
     const r = await llmContentReliability(view, client())
 
-    const sent = fake.requests[0]!
+    const sent = llm.fake.requests[0]!
     expect(sent.body.model).toBe('judge-7')
     expect(sent.headers.authorization).toBe('Bearer sk-judge')
-    const text = fake.promptText()
+    const text = llm.fake.promptText()
     expect(text).toContain(out.text.trim().slice(0, 60))
     expect(text).toContain(`[1] (${evidence[0]!.kind}`)
     expect(text).toContain(oneLine(evidence[0]!.text).slice(0, 60))
@@ -71,18 +56,18 @@ describe('llmContentReliability', () => {
     const expected = scoreClaims(r.claims)
     expect(r.score).toBe(expected.score)
     expect(r.grade).toBe(expected.grade)
-    expect(usages).toEqual([{ model: 'openai:judge-7', inputTokens: 1200, outputTokens: 140, fallback: false, engine: 'content_reliability' }])
+    expect(llm.usages).toEqual([{ model: 'openai:judge-7', inputTokens: 1200, outputTokens: 140, fallback: false, engine: 'content_reliability' }])
   })
 
   it('fails on an answer that does not match the schema', async () => {
-    fake.setHandler(() => ({ object: { claims: [{ claim: 'x', verdict: 'probably', confidence: 0.5, evidence: null }] } }))
+    llm.fake.setHandler(() => ({ object: { claims: [{ claim: 'x', verdict: 'probably', confidence: 0.5, evidence: null }] } }))
     await expect(llmContentReliability(view, client())).rejects.toMatchObject({ kind: 'invalid_output' })
   })
 
   it('is ungradeable without calling the model when there is no final output', async () => {
     const r = await llmContentReliability({ workspace_id: view.workspace_id, trace_id: 'abc', spans: [] }, client())
     expect(r).toEqual({ trace_id: 'abc', grade: '', score: null, claims: [], scorer_version: LLM_SCORER_VERSION })
-    expect(fake.requests).toHaveLength(0)
+    expect(llm.fake.requests).toHaveLength(0)
   })
 })
 
