@@ -68,8 +68,17 @@ export function enginesSuite(mode: BusMode) {
 
     beforeAll(async () => {
       web = await startFakeSearch()
-      s = await startTestStack(mode, { SVC_ENGINE_RETRY_BASE_MS: '20', SVC_ENGINE_STALL_MS: '60000', SVC_SEARCH_API_BASE: web.url })
       fake = await startFakeOpenAi()
+      s = await startTestStack(mode, {
+        SVC_ENGINE_RETRY_BASE_MS: '20',
+        SVC_ENGINE_STALL_MS: '60000',
+        SVC_SEARCH_API_BASE: web.url,
+        // The platform default model (fallback only) lives on the same loopback server, under its own name and key.
+        SVC_PLATFORM_LLM_PROVIDER: 'openai',
+        SVC_PLATFORM_LLM_MODEL: 'platform-default-1',
+        SVC_PLATFORM_LLM_API_KEY: 'sk-platform-0009',
+        SVC_PLATFORM_LLM_API_BASE: fake.url,
+      })
       // Engines need the text: capture it (the default is off).
       expect((await api(`${WS_PATH}/settings/capture-text`, { method: 'PATCH', body: JSON.stringify({ capture_text: true }) })).status).toBe(200)
     })
@@ -216,7 +225,7 @@ export function enginesSuite(mode: BusMode) {
       expect((await api(`${ORG_PATH}/llm-credentials`, { method: 'DELETE' })).status).toBe(204)
     })
 
-    it('an unreachable LLM provider (no fallback) makes the LLM engines fail; ingestion health shows them stalled', async () => {
+    it('an unreachable LLM provider (no fallback) makes the LLM engines fail and ingestion health shows them stalled; with fallback the platform model answers', async () => {
       const port = await refusedPort()
       const put = await api(`${ORG_PATH}/llm-credentials`, { method: 'PUT', body: JSON.stringify({ provider: 'openai', model_id: 'gpt-4o-mini', api_key: 'sk-unreachable-0001', api_base: `http://127.0.0.1:${port}/v1` }) })
       expect(put.status).toBe(200)
@@ -232,6 +241,19 @@ export function enginesSuite(mode: BusMode) {
       expect(health.engines.decision_trace.status).toBe('ok')
       const reliability = await getJson(`${WS_PATH}/traces/${traceId}/content-reliability`)
       expect(reliability.computed_at).toBeNull()
+
+      // With fallback on, the same outage is answered by the platform default model.
+      expect((await api(`${ORG_PATH}/llm-credentials/fallback`, { method: 'PATCH', body: JSON.stringify({ enabled: true }) })).status).toBe(200)
+      const before = fake.requests.length
+      const next = await send(byName('rag-', () => true))
+      const answered = await computed(next, 'content-reliability')
+      expect(answered.analysis_mode).toBe('llm')
+      const platformCalls = fake.requests.slice(before)
+      expect(platformCalls.length).toBeGreaterThan(0)
+      for (const c of platformCalls) {
+        expect(c.body.model).toBe('platform-default-1')
+        expect(c.headers.authorization).toBe('Bearer sk-platform-0009')
+      }
       expect((await api(`${ORG_PATH}/llm-credentials`, { method: 'DELETE' })).status).toBe(204)
     })
   })
