@@ -70,6 +70,8 @@ export async function walkAllRoutes(apiUrl: string, auth: Record<string, string>
     { route: 'traceDecomposition', status: 200, check: (b) => expect(Array.isArray(b.sub_tasks)).toBe(true) },
     { route: 'traceSourcesMatrix', status: 200, check: (b) => expect(Array.isArray(b.sources)).toBe(true) },
     { route: 'traceOptimization', status: 200, check: (b) => expect(Array.isArray(b.findings)).toBe(true) },
+    // @anchor alignment-routes
+    // @anchor coding-agent-routes
     { route: 'removeMember', params: { user_id: '$user_id' }, status: 204 },
     { route: 'deleteWorkspace', params: { ws_id: '$ws_id' }, status: 204 },
     // Last: afterwards the caller is admin.

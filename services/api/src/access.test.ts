@@ -210,6 +210,8 @@ describe('the access table', () => {
       [`GET ${W}/traces/:trace_id/decomposition`]: 'viewer',
       [`GET ${W}/traces/:trace_id/sources-matrix`]: 'viewer',
       [`GET ${W}/traces/:trace_id/optimization`]: 'viewer',
+      // @anchor alignment-routes
+      // @anchor coding-agent-routes
     })
   })
 })

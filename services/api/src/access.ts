@@ -89,6 +89,8 @@ export const ROUTES = {
   traceDecomposition: { method: 'GET', path: `${WS}/traces/:trace_id/decomposition`, role: 'viewer', scope: 'workspace-slug' },
   traceSourcesMatrix: { method: 'GET', path: `${WS}/traces/:trace_id/sources-matrix`, role: 'viewer', scope: 'workspace-slug' },
   traceOptimization: { method: 'GET', path: `${WS}/traces/:trace_id/optimization`, role: 'viewer', scope: 'workspace-slug' },
+  // @anchor alignment-routes
+  // @anchor coding-agent-routes
 } as const satisfies Record<string, RouteSpec>
 
 export interface Target {

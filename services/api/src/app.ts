@@ -69,6 +69,9 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   app.route('/', driftRoutes(store, state, { baselineDays: deps.driftBaselineDays }))
   app.route('/', traceRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
   app.route('/', engineOutputRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
+  // @anchor alignment-routes
+  // @anchor coding-agent-routes
+  // @anchor openapi-routes
   app.onError(jsonErrorHandler(log))
   app.notFound(jsonNotFound)
   return app

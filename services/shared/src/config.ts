@@ -86,6 +86,8 @@ export const ConfigSchema = z
     SVC_PLATFORM_LLM_API_BASE: optionalString,
     // The web search API behind the search credential (Tavily-compatible).
     SVC_SEARCH_API_BASE: z.string().url().default('https://api.tavily.com'),
+    // @anchor alignment-config
+    // @anchor coding-agent-config
 
     SVC_INIT_ORG_SLUG: optionalString,
     SVC_INIT_WORKSPACE_SLUG: optionalString,

@@ -15,10 +15,18 @@ export const TOPICS = {
   budgetAlerts: 'budget.alerts.v1',
   /** EngineResult (engine-result.v1.avsc), key workspace_id:trace_id: every engine's output, landed by the results sink. */
   engineResults: 'engine.results.v1',
+  // @anchor alignment-topics
+  // @anchor coding-agent-topics
 } as const
 
 /** Consumer groups of the assembler: spans.raw.v1 -> spans_v1, spans.raw.v1.dlq -> dead_letters_v1. */
-export const GROUPS = { assembler: 'assembler', deadLetterSink: 'dead-letter-sink', engineResultsSink: 'engine-results-sink' } as const
+export const GROUPS = {
+  assembler: 'assembler',
+  deadLetterSink: 'dead-letter-sink',
+  engineResultsSink: 'engine-results-sink',
+  // @anchor alignment-groups
+  // @anchor coding-agent-groups
+} as const
 
 /** Each engine's workers form their own consumer group, so engines progress (and scale) independently. */
 export const engineGroup = (engine: TraceEngine) => `engine-${engine}`
@@ -63,6 +71,8 @@ export function allTopicSpecs(opts: { partitions: number; replicationFactor: num
     { name: TOPICS.controlEvents, partitions: 1, replicationFactor, retentionMs: -1 },
     { name: TOPICS.budgetAlerts, partitions: 1, replicationFactor },
     { name: TOPICS.engineResults, partitions, replicationFactor },
+    // @anchor alignment-topic-specs
+    // @anchor coding-agent-topic-specs
     ...TRACE_ENGINES.map((e) => ({ name: engineJobsTopic(e), partitions, replicationFactor })),
     ...TRACE_ENGINES.map((e) => ({ name: engineJobsDlqTopic(e), partitions: 1, replicationFactor })),
   ]
