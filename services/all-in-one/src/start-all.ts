@@ -49,6 +49,7 @@ export async function startAll(config: Config, log: Logger): Promise<RunningStac
     closers.push(() => assembler.close())
     const engines = await startEngines({ bus, store, control, cache, config, log })
     closers.push(() => engines.close())
+    // @anchor coding-agent-service
     const ingest = await startIngest({ bus, control, cache, config, log })
     closers.push(() => ingest.close())
     const api = await startApi({ store, control, cache, config, log })
