@@ -13,35 +13,10 @@
  * models, token counts and everything else stay.
  */
 import type { SpanRecord } from '../bus/records.js'
+// The key rule itself lives in the SDK, which applies it client-side before export.
+import { isTextAttribute, isTextEventAttribute } from '@svc/sdk/content-keys'
 
-const TEXT_ATTRIBUTE = new RegExp(
-  '^(?:' +
-    [
-      'gen_ai\\.(?:prompt|completion)(?:\\.\\d+\\.content)?',
-      'gen_ai\\.(?:input|output)\\.messages',
-      'gen_ai\\.system_instructions',
-      'gen_ai\\.tool\\.call\\.(?:arguments|result)',
-      'llm\\.(?:prompts|completions)(?:\\.\\d+(?:\\.content)?)?',
-      'traceloop\\.entity\\.(?:input|output)',
-      '(?:input|output)\\.value',
-      'llm\\.(?:input|output)_messages\\.\\d+\\.message\\.(?:content|contents\\.\\d+\\.message_content\\.text)',
-    ].join('|') +
-    ')$',
-)
-
-/** Span events whose attributes are message text as a whole (OpenTelemetry GenAI events). */
-const TEXT_EVENTS = new Set([
-  'gen_ai.content.prompt',
-  'gen_ai.content.completion',
-  'gen_ai.system.message',
-  'gen_ai.user.message',
-  'gen_ai.assistant.message',
-  'gen_ai.tool.message',
-  'gen_ai.choice',
-  'gen_ai.client.inference.operation.details',
-])
-
-export const isTextAttribute = (key: string): boolean => TEXT_ATTRIBUTE.test(key)
+export { isTextAttribute }
 
 interface SpanEvent {
   name?: string
@@ -56,18 +31,18 @@ interface SpanEvent {
 export function stripContent(span: Pick<SpanRecord, 'attributes' | 'json_attribute_keys' | 'events_json'>): number {
   let removed = 0
   for (const key of Object.keys(span.attributes)) {
-    if (!TEXT_ATTRIBUTE.test(key)) continue
+    if (!isTextAttribute(key)) continue
     delete span.attributes[key]
     removed++
   }
-  if (removed) span.json_attribute_keys = span.json_attribute_keys.filter((k) => !TEXT_ATTRIBUTE.test(k))
+  if (removed) span.json_attribute_keys = span.json_attribute_keys.filter((k) => !isTextAttribute(k))
   if (span.events_json !== '[]' && span.events_json !== '') {
     const events = JSON.parse(span.events_json) as SpanEvent[]
     let touched = false
     for (const e of events) {
       if (!e.attributes) continue
       for (const key of Object.keys(e.attributes)) {
-        if (!(TEXT_EVENTS.has(e.name ?? '') || TEXT_ATTRIBUTE.test(key))) continue
+        if (!isTextEventAttribute(e.name, key)) continue
         delete e.attributes[key]
         removed++
         touched = true

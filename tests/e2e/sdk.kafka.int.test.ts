@@ -1,0 +1,3 @@
+import { sdkSuite } from './sdk-suite.js'
+
+sdkSuite('kafka')
