@@ -21,6 +21,16 @@ export interface RouteDoc {
   bodyContentType?: 'application/json' | 'multipart/form-data'
   /** Success responses by status; errors are described once for all routes. */
   responses: Record<number, { description: string; schema?: z.ZodTypeAny }>
+  /**
+   * Error statuses the route answers beyond the ones every route shares (400, and
+   * 401/403/404 when it needs credentials), e.g. [409, 422]; their body is the one
+   * shared error schema.
+   */
+  errors?: number[]
+  /** Defaults to the ROUTES key of `route`; needed only for a route outside ROUTES. */
+  operationId?: string
+  /** 'none': answered without credentials (login); default: an API key or JWT. */
+  auth?: 'none'
 }
 
 const docs: RouteDoc[] = []

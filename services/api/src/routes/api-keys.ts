@@ -16,9 +16,46 @@ import { lastUsedKey } from '@svc/shared/control/key-usage'
 import { forbidden, notFound } from '@svc/shared/http/errors'
 import { mount, ROUTES, targetWorkspace } from '../access.js'
 import { actorOf } from '../actor.js'
+import { describeRoute } from '../openapi/registry.js'
+import { IsoTime } from '../openapi/schemas.js'
 import { jsonBody } from './auth.js'
 
 const KEY_ROLES = ['viewer', 'dev', 'admin'] as const
+
+const CreateKeyBody = z.object({
+  name: z.string().trim().min(1).max(200),
+  project_id: z.string().trim().min(1).max(200).nullish().describe('defaults to "default"'),
+  role: z.enum(KEY_ROLES).default('dev'),
+})
+const KeyParams = z.object({ key_id: z.string().describe('API key id') })
+const KeyOut = z.object({
+  id: z.string(),
+  name: z.string(),
+  key_last4: z.string(),
+  project_id: z.string(),
+  role: z.enum(KEY_ROLES),
+  created_at: IsoTime,
+  last_used_at: IsoTime.nullable().describe('exact to about a minute'),
+})
+
+const TAGS = ['API keys']
+describeRoute({
+  route: ROUTES.createApiKey,
+  summary: 'Create an API key',
+  description: 'The full key (dr_ + 40 characters) is in this response only. A key\'s role cannot exceed the creator\'s.',
+  tags: TAGS,
+  body: CreateKeyBody,
+  responses: { 201: { description: 'The key, with its secret', schema: KeyOut.extend({ key: z.string() }) } },
+})
+describeRoute({ route: ROUTES.listApiKeys, summary: 'List active API keys', tags: TAGS, responses: { 200: { description: 'Active keys', schema: z.object({ keys: z.array(KeyOut) }) } } })
+describeRoute({
+  route: ROUTES.revokeApiKey,
+  summary: 'Revoke an API key',
+  description: 'The key stops working at once on ingest and the read API.',
+  tags: TAGS,
+  params: KeyParams,
+  responses: { 204: { description: 'Revoked' } },
+})
 
 const describeKey = (k: ApiKey, lastUsedMs: number | null) => ({
   id: k.id,
@@ -36,10 +73,7 @@ export function apiKeyRoutes(control: ControlWriter, cache: Cache): Hono {
 
   mount(app, ROUTES.createApiKey, state, async (c) => {
     const ws = targetWorkspace(c)
-    const body = await jsonBody(
-      c,
-      z.object({ name: z.string().trim().min(1).max(200), project_id: z.string().trim().min(1).max(200).nullish(), role: z.enum(KEY_ROLES).default('dev') }),
-    )
+    const body = await jsonBody(c, CreateKeyBody)
     const mine = state.roleFor(c.get('principal'), ws.org_id, ws.id)
     if (!mine || ROLE_RANK[mine] < ROLE_RANK[body.role as Role]) throw forbidden(`you cannot create a ${body.role} key: it is above your role ${mine ?? '(none)'}`)
     const key = newApiKey()

@@ -10,8 +10,55 @@ import type { ControlState, Principal } from '@svc/shared/control/state'
 import { issueAccessToken } from '@svc/shared/control/tokens'
 import { badRequest, unauthorized } from '@svc/shared/http/errors'
 import { mount, ROUTES } from '../access.js'
+import { describeRoute } from '../openapi/registry.js'
+import { RoleOut, Uuid } from '../openapi/schemas.js'
 
 const LoginBody = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) })
+
+describeRoute({
+  route: { method: 'POST', path: '/v1/auth/login', role: null, scope: 'principal' },
+  operationId: 'login',
+  auth: 'none',
+  summary: 'Log in with email and password',
+  description: 'Issues an access token (JWT) to send as `Authorization: Bearer <JWT>`. A wrong email or password answers 401 (the same for both).',
+  tags: ['Identity'],
+  body: LoginBody,
+  responses: {
+    200: {
+      description: 'An access token',
+      schema: z.object({ access_token: z.string(), token_type: z.literal('bearer'), expires_in: z.number().int().describe('seconds') }),
+    },
+  },
+  errors: [401],
+})
+
+const MembershipOut = z.object({
+  org_id: Uuid,
+  org_slug: z.string(),
+  org_name: z.string(),
+  role: RoleOut.nullable().describe('organization-wide role, null when only workspace-scoped'),
+  workspaces: z.array(z.object({ id: Uuid, slug: z.string(), name: z.string(), role: RoleOut.nullable() })),
+})
+
+describeRoute({
+  route: ROUTES.me,
+  summary: 'The caller and its memberships',
+  description: 'The principal (user or API key) with, per organization, its role and the workspaces it can reach: maps slugs to UUIDs.',
+  tags: ['Identity'],
+  responses: {
+    200: {
+      description: 'The principal',
+      schema: z.object({
+        principal_type: z.enum(['user', 'api_key']),
+        key_id: z.string().nullable(),
+        user_id: Uuid.nullable(),
+        email: z.string().nullable(),
+        memberships: z.array(MembershipOut),
+        auth_method: z.enum(['api_key', 'jwt']),
+      }),
+    },
+  },
+})
 
 export interface AuthRouteDeps {
   state: ControlState

@@ -12,10 +12,28 @@ import { workspaceSpend } from '@svc/shared/store/queries/spend'
 import type { Store } from '@svc/shared/store/types'
 import { mount, ROUTES, targetWorkspace } from '../access.js'
 import { actorOf } from '../actor.js'
+import { describeRoute } from '../openapi/registry.js'
 import { jsonBody } from './auth.js'
 
 const Period = z.object({ cap_usd: z.number().finite().nonnegative(), warn_pct: z.number().min(0).max(1).default(DEFAULT_WARN_PCT) }).strict()
-const Body = z.object({ budgets: z.object({ day: Period.optional(), month: Period.optional() }).strict() }).strict()
+const Body = z.object({ budgets: z.object({ day: Period.optional(), month: Period.optional() }).strict().describe('a period left out has no cap') }).strict()
+
+const BudgetOut = z.object({
+  budgets: z.object({ day: z.object({ cap_usd: z.number(), warn_pct: z.number() }).optional(), month: z.object({ cap_usd: z.number(), warn_pct: z.number() }).optional() }),
+  current: z.object({ day_spend_usd: z.number(), month_spend_usd: z.number() }).describe('UTC day and month'),
+})
+
+const TAGS = ['Cost budgets']
+describeRoute({ route: ROUTES.getCostBudget, summary: 'Get cost budgets and current spend', tags: TAGS, responses: { 200: { description: 'Caps and spend', schema: BudgetOut } } })
+describeRoute({
+  route: ROUTES.putCostBudget,
+  summary: 'Replace cost budgets',
+  description: 'Advisory: crossing a threshold raises an alert, nothing is blocked. Values outside the rules answer 422 with the issues in detail.',
+  tags: TAGS,
+  body: Body,
+  responses: { 200: { description: 'Caps and spend', schema: BudgetOut } },
+  errors: [422],
+})
 
 const round = (usd: number) => Math.round(usd * 1e6) / 1e6
 

@@ -11,10 +11,52 @@ import { llmContext, sealSecret, searchContext, type MasterKey } from '@svc/shar
 import type { ControlState } from '@svc/shared/control/state'
 import { mount, ROUTES, targetOrg } from '../access.js'
 import { actorOf } from '../actor.js'
+import { describeRoute } from '../openapi/registry.js'
 import { jsonBody } from './auth.js'
 
 const last4 = (key: string) => key.slice(-4)
 
+const PutLlmBody = z.object({
+  provider: z.string().trim().min(1).max(100).describe('lower-cased'),
+  model_id: z.string().trim().min(1).max(200),
+  api_key: z.string().min(1).max(4096).nullish().describe('omitted or null keeps the stored key'),
+  api_base: z.string().url().max(2048).nullish().describe('custom endpoint'),
+  provider_config: z.record(z.unknown()).default({}),
+})
+const FallbackBody = z.object({ enabled: z.boolean() }).strict()
+const PutSearchBody = z.object({ api_key: z.string().min(1).max(4096) }).strict()
+
+const LlmOut = z.object({
+  configured: z.boolean(),
+  provider: z.string(),
+  model_id: z.string(),
+  api_key_last4: z.string(),
+  api_base: z.string().nullable(),
+  fallback_enabled: z.boolean(),
+})
+const SearchOut = z.object({ configured: z.boolean(), status: z.enum(['configured', 'not_configured']), api_key_last4: z.string() })
+
+const TAGS = ['Credentials']
+describeRoute({ route: ROUTES.getLlmCredentials, summary: 'Get the LLM credential', description: 'The key itself is never readable back.', tags: TAGS, responses: { 200: { description: 'The LLM credential', schema: LlmOut } } })
+describeRoute({
+  route: ROUTES.putLlmCredentials,
+  summary: 'Set the LLM credential',
+  description: 'The key is sealed with envelope encryption before it leaves the handler.',
+  tags: TAGS,
+  body: PutLlmBody,
+  responses: { 200: { description: 'The LLM credential', schema: LlmOut } },
+})
+describeRoute({ route: ROUTES.deleteLlmCredentials, summary: 'Delete the LLM credential', tags: TAGS, responses: { 204: { description: 'Deleted' } } })
+describeRoute({
+  route: ROUTES.patchLlmFallback,
+  summary: 'Turn the platform-model fallback on or off',
+  tags: TAGS,
+  body: FallbackBody,
+  responses: { 200: { description: 'The LLM credential', schema: LlmOut } },
+})
+describeRoute({ route: ROUTES.getSearchCredentials, summary: 'Get the search credential status', tags: TAGS, responses: { 200: { description: 'The search credential', schema: SearchOut } } })
+describeRoute({ route: ROUTES.putSearchCredentials, summary: 'Set the search credential', tags: TAGS, body: PutSearchBody, responses: { 200: { description: 'The search credential', schema: SearchOut } } })
+describeRoute({ route: ROUTES.deleteSearchCredentials, summary: 'Delete the search credential', tags: TAGS, responses: { 204: { description: 'Deleted' } } })
 
 function llmView(state: ControlState, orgId: string) {
   const { llm, llm_fallback } = state.credentialsOf(orgId)
@@ -40,16 +82,7 @@ export function credentialRoutes(control: ControlWriter, master: MasterKey): Hon
   mount(app, ROUTES.getLlmCredentials, state, (c) => c.json(llmView(state, targetOrg(c).id)))
   mount(app, ROUTES.putLlmCredentials, state, async (c) => {
     const org = targetOrg(c)
-    const body = await jsonBody(
-      c,
-      z.object({
-        provider: z.string().trim().min(1).max(100),
-        model_id: z.string().trim().min(1).max(200),
-        api_key: z.string().min(1).max(4096).nullish(),
-        api_base: z.string().url().max(2048).nullish(),
-        provider_config: z.record(z.unknown()).default({}),
-      }),
-    )
+    const body = await jsonBody(c, PutLlmBody)
     const key = body.api_key ?? null
     await control.append(
       [{
@@ -75,7 +108,7 @@ export function credentialRoutes(control: ControlWriter, master: MasterKey): Hon
   })
   mount(app, ROUTES.patchLlmFallback, state, async (c) => {
     const org = targetOrg(c)
-    const body = await jsonBody(c, z.object({ enabled: z.boolean() }).strict())
+    const body = await jsonBody(c, FallbackBody)
     await control.append([{ type: 'credential.llm_fallback_set', payload: { org_id: org.id, enabled: body.enabled } }], actorOf(c))
     return c.json(llmView(state, org.id))
   })
@@ -83,7 +116,7 @@ export function credentialRoutes(control: ControlWriter, master: MasterKey): Hon
   mount(app, ROUTES.getSearchCredentials, state, (c) => c.json(searchView(state, targetOrg(c).id)))
   mount(app, ROUTES.putSearchCredentials, state, async (c) => {
     const org = targetOrg(c)
-    const body = await jsonBody(c, z.object({ api_key: z.string().min(1).max(4096) }).strict())
+    const body = await jsonBody(c, PutSearchBody)
     await control.append(
       [{ type: 'credential.search_set', payload: { org_id: org.id, secret: sealSecret(master, body.api_key, searchContext(org.id)), api_key_last4: last4(body.api_key) } }],
       actorOf(c),

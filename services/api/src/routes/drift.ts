@@ -11,15 +11,75 @@
  * the engine's work and stays off.
  */
 import { Hono } from 'hono'
+import { z } from 'zod'
 import type { ControlState } from '@svc/shared/control/state'
 import { engineAllowed } from '@svc/shared/domain/engines'
-import { badRequest } from '@svc/shared/http/errors'
 import { driftHistory, measureDrift } from '@svc/shared/store/queries/drift'
 import type { Store } from '@svc/shared/store/types'
 import { mount, ROUTES, targetWorkspace } from '../access.js'
+import { describeRoute } from '../openapi/registry.js'
+import { IsoTime } from '../openapi/schemas.js'
+import { parseQuery, queryInt } from '../params.js'
 
 const DAY_MS = 86_400_000
 const MAX_DAYS = 366
+
+const HistoryQuery = z.object({ days: queryInt('days', 1, MAX_DAYS, 30, 'UTC days, today included') })
+const Status = z.enum(['ok', 'warn', 'alert'])
+
+describeRoute({
+  route: ROUTES.driftCurrent,
+  summary: 'Current drift',
+  description: 'The last 24 hours against the baseline window before them: today\'s stored roll-up, or measured on the spot before the day\'s first one.',
+  tags: ['Drift'],
+  responses: {
+    200: {
+      description: 'The drift',
+      schema: z.object({
+        as_of: IsoTime,
+        drift_score: z.number().describe('0-1'),
+        status: Status,
+        baseline_window_days: z.number().int(),
+        dimensions: z.array(
+          z.object({
+            name: z.enum(['cost_per_trace', 'tokens_per_trace', 'p95_latency_ms', 'error_rate', 'reliability_score', 'model_mix']),
+            recent: z.number(),
+            baseline: z.number(),
+            delta: z.number(),
+            direction: z.enum(['worse', 'better', 'unchanged', 'changed', 'stable']),
+          }),
+        ),
+        anomalies: z
+          .array(
+            z.object({
+              agent: z.string(),
+              dimension: z.string(),
+              recent: z.number(),
+              baseline: z.number(),
+              delta: z.number(),
+              z_score: z.number(),
+              direction: z.enum(['worse', 'better', 'changed']),
+              basis: z.enum(['own_history', 'fleet']),
+            }),
+          )
+          .describe("fleet_monitor's findings across the workspace's agents (beyond the spec)"),
+      }),
+    },
+  },
+})
+describeRoute({
+  route: ROUTES.driftHistory,
+  summary: 'Drift history',
+  description: 'Stored days only, oldest first.',
+  tags: ['Drift'],
+  query: HistoryQuery,
+  responses: {
+    200: {
+      description: 'The days',
+      schema: z.object({ days: z.number().int(), points: z.array(z.object({ day: z.string().describe('YYYY-MM-DD'), drift_score: z.number(), status: Status, as_of: IsoTime })) }),
+    },
+  },
+})
 
 export function driftRoutes(store: Store, state: ControlState, opts: { baselineDays: number }): Hono {
   const app = new Hono()
@@ -43,9 +103,7 @@ export function driftRoutes(store: Store, state: ControlState, opts: { baselineD
 
   mount(app, ROUTES.driftHistory, state, async (c) => {
     const ws = targetWorkspace(c)
-    const raw = c.req.query('days')
-    const days = raw === undefined || raw === '' ? 30 : Number(raw)
-    if (!Number.isInteger(days) || days < 1 || days > MAX_DAYS) throw badRequest(`days must be an integer from 1 to ${MAX_DAYS}`, { parameter: 'days', min: 1, max: MAX_DAYS })
+    const { days } = parseQuery(HistoryQuery, c.req.query())
     const from = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS - (days - 1) * DAY_MS).toISOString().slice(0, 10)
     const rows = await driftHistory(store, ws.id, from)
     return c.json({ days, points: rows.map((r) => ({ day: r.day, drift_score: r.drift_score, status: r.status, as_of: new Date(r.computed_at_ms).toISOString() })) })

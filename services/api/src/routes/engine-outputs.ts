@@ -8,12 +8,15 @@
  * content-reliability carries the external_crosscheck result when that engine ran.
  */
 import { Hono, type Context } from 'hono'
+import { z } from 'zod'
 import type { ControlState } from '@svc/shared/control/state'
 import { workspaceRetentionHours } from '@svc/shared/domain/retention'
 import { notFound } from '@svc/shared/http/errors'
 import { latestEngineResults, traceExists, type LatestEngineResult } from '@svc/shared/store/queries/engine-results'
 import type { Store } from '@svc/shared/store/types'
 import { mount, ROUTES, targetWorkspace, type RouteSpec } from '../access.js'
+import { describeRoute } from '../openapi/registry.js'
+import { IsoTime, TraceIdParams } from '../openapi/schemas.js'
 
 export interface EngineOutputDeps {
   store: Store
@@ -33,6 +36,88 @@ function provenance(results: LatestEngineResult[]) {
 }
 
 type Finding = { estimated_savings_usd: number; span_id: string; kind: string }
+
+// Responses (services/engines/src/outputs.ts): the spec's fields, the extras docs/api.md
+// lists, and passthrough for what an engine version adds.
+const Provenance = {
+  computed_at: IsoTime.nullable().describe('newest result; null: not yet computed'),
+  analysis_mode: z.enum(['deterministic', 'llm']).nullable(),
+  engine_version: z.string().nullable().describe('engine@version, comma-separated'),
+}
+const Claim = z
+  .object({
+    claim: z.string(),
+    supported: z.boolean(),
+    confidence: z.number(),
+    evidence_span_id: z.string().nullable(),
+    verdict: z.enum(['supported', 'unsupported', 'contradicted']),
+    source: z.string().nullable(),
+  })
+  .passthrough()
+const Crosscheck = z
+  .object({
+    mode: z.enum(['open_web', 'closed_knowledge_base']),
+    claims: z.array(z.object({ claim: z.string(), verdict: z.string(), confidence: z.number(), url: z.string().nullable(), basis: z.string() }).passthrough()),
+    checked: z.number(),
+    note: z.string(),
+  })
+  .passthrough()
+const ContentReliabilityOut = z
+  .object({ trace_id: z.string(), grade: z.string(), score: z.number().nullable().describe('0-1'), claims: z.array(Claim), scorer_version: z.string(), external_crosscheck: Crosscheck.nullable(), ...Provenance })
+  .passthrough()
+const DecisionTraceOut = z
+  .object({
+    trace_id: z.string(),
+    nodes: z.array(z.object({ id: z.string(), span_id: z.string(), decision: z.string(), chosen: z.string(), alternatives: z.array(z.string()), basis: z.string(), confidence: z.number() }).passthrough()),
+    edges: z.array(z.object({ from: z.string(), to: z.string() })),
+    ...Provenance,
+  })
+  .passthrough()
+const DecompositionOut = z
+  .object({
+    trace_id: z.string(),
+    original_query: z.string(),
+    sub_tasks: z.array(z.object({ id: z.string(), text: z.string(), resolved: z.boolean(), span_ids: z.array(z.string()) }).passthrough()),
+    coverage: z.number().nullable(),
+    ...Provenance,
+  })
+  .passthrough()
+const SourcesMatrixOut = z
+  .object({
+    trace_id: z.string(),
+    sources: z.array(
+      z.object({ url: z.string(), kind: z.string(), authority_score: z.number(), influence_score: z.number(), verification_level: z.string(), explainer: z.string(), domain: z.string() }).passthrough(),
+    ),
+    ...Provenance,
+  })
+  .passthrough()
+const OptimizationOut = z
+  .object({
+    trace_id: z.string(),
+    findings: z.array(
+      z
+        .object({ kind: z.string(), span_id: z.string(), current_model: z.string(), suggested_model: z.string(), rationale: z.string(), estimated_savings_usd: z.number(), engine: z.enum(['correlation', 'savings']) })
+        .passthrough(),
+    ),
+    total_estimated_savings_usd: z.number().nullable(),
+    ...Provenance,
+  })
+  .passthrough()
+
+const describeEngineOutput = (route: RouteSpec, summary: string, schema: z.ZodTypeAny) =>
+  describeRoute({
+    route,
+    summary,
+    description: 'An unknown trace, or one older than the retention window, answers 404. Not analysed yet: empty lists, null figures and computed_at null.',
+    tags: ['Engine outputs'],
+    params: TraceIdParams,
+    responses: { 200: { description: 'The newest result', schema } },
+  })
+describeEngineOutput(ROUTES.traceContentReliability, 'Content reliability of a trace', ContentReliabilityOut)
+describeEngineOutput(ROUTES.traceDecisionTrace, 'Decision trace of a trace', DecisionTraceOut)
+describeEngineOutput(ROUTES.traceDecomposition, 'Decomposition of a trace', DecompositionOut)
+describeEngineOutput(ROUTES.traceSourcesMatrix, 'Sources matrix of a trace', SourcesMatrixOut)
+describeEngineOutput(ROUTES.traceOptimization, 'Optimization findings of a trace', OptimizationOut)
 
 interface Endpoint {
   route: RouteSpec

@@ -9,14 +9,36 @@
  * fleet_monitor, scheduled rather than fed by jobs, is stalled when its last run failed.
  */
 import { Hono } from 'hono'
+import { z } from 'zod'
 import { TRACE_ENGINES } from '@svc/shared/bus/topics'
 import type { ControlState } from '@svc/shared/control/state'
 import { enabledTraceEngines, engineAllowed } from '@svc/shared/domain/engines'
 import { ingestionFigures } from '@svc/shared/store/queries/ingestion-health'
 import type { Store } from '@svc/shared/store/types'
 import { mount, ROUTES, targetWorkspace } from '../access.js'
+import { describeRoute } from '../openapi/registry.js'
+import { IsoTime } from '../openapi/schemas.js'
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+describeRoute({
+  route: ROUTES.ingestionHealth,
+  summary: 'Ingestion health',
+  description: 'Is data arriving, is it valid, are the enabled engines keeping up. status: idle with no spans in the last hour, degraded with dead letters or a stalled engine, else ok.',
+  tags: ['Health'],
+  responses: {
+    200: {
+      description: 'The health figures',
+      schema: z.object({
+        status: z.enum(['ok', 'degraded', 'idle']),
+        last_span_at: IsoTime.nullable(),
+        spans_last_hour: z.number().int(),
+        dead_letter_count_last_hour: z.number().int(),
+        engines: z.record(z.object({ status: z.enum(['ok', 'stalled']), last_run_at: IsoTime.nullable() })).describe('each engine enabled in the workspace'),
+      }),
+    },
+  },
+})
 
 export function healthRoutes(store: Store, state: ControlState, opts: { stallAfterMs: number }): Hono {
   const app = new Hono()

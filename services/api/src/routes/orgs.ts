@@ -19,7 +19,85 @@ import type { ControlState, Org } from '@svc/shared/control/state'
 import { badRequest, conflict, forbidden, notFound } from '@svc/shared/http/errors'
 import { mount, ROUTES, targetOrg } from '../access.js'
 import { actorOf } from '../actor.js'
+import { describeRoute } from '../openapi/registry.js'
+import { IsoTime, RoleOut, Uuid } from '../openapi/schemas.js'
 import { jsonBody } from './auth.js'
+
+const PatchOrgBody = z.object({
+  name: z.string().trim().min(1).max(200).nullish(),
+  contact_email: z.string().email().max(320).nullish(),
+  team_count: z.string().max(64).nullish(),
+  // Beyond the spec: the organization-level engine gate (docs/api.md).
+  engines: z.record(z.boolean()).optional().describe('organization-level engine gate: engine name -> allowed, merged into the stored gate'),
+})
+const AddMemberBody = z.object({ email: z.string().email().max(320), role: RoleSchema, password: z.string().min(8).max(1024).optional(), workspace_id: z.string().uuid().nullish() })
+const PatchMemberBody = z.object({ new_role: RoleSchema, target_workspace_id: z.string().uuid().nullish() })
+const TransferBody = z.object({ to_user_id: z.string().uuid() })
+const UserParams = z.object({ user_id: z.string().describe('user UUID') })
+
+const OrgOut = z.object({
+  id: Uuid,
+  slug: z.string(),
+  name: z.string(),
+  contact_email: z.string().nullable(),
+  team_count: z.string().nullable(),
+  engines: z.record(z.boolean()).describe('every engine name -> allowed by the organization'),
+  created_at: IsoTime,
+  updated_at: IsoTime,
+})
+const MemberOut = z.object({
+  user_id: Uuid,
+  email: z.string().nullable(),
+  role: RoleOut.nullable().describe('organization-wide role, or null'),
+  workspace_roles: z.array(z.object({ workspace_id: Uuid, slug: z.string(), role: RoleOut })),
+})
+
+const TAGS = ['Organizations']
+describeRoute({ route: ROUTES.getOrg, summary: 'Get the organization', tags: TAGS, responses: { 200: { description: 'The organization', schema: OrgOut } } })
+describeRoute({
+  route: ROUTES.patchOrg,
+  summary: 'Update the organization',
+  description: 'Send only what changes; null clears contact_email or team_count. Unknown engine names answer 400.',
+  tags: TAGS,
+  body: PatchOrgBody,
+  responses: { 200: { description: 'The organization', schema: OrgOut } },
+})
+describeRoute({ route: ROUTES.listMembers, summary: 'List members', tags: TAGS, responses: { 200: { description: 'One entry per user', schema: z.object({ members: z.array(MemberOut) }) } } })
+describeRoute({
+  route: ROUTES.addMember,
+  summary: 'Add a member',
+  description: 'Creates the user when the email is new; with a password the user can log in. The role is organization-wide, or scoped to workspace_id. Nobody grants a role above their own.',
+  tags: TAGS,
+  body: AddMemberBody,
+  responses: { 201: { description: 'The membership', schema: z.object({ user_id: Uuid, email: z.string(), role: RoleOut, workspace_id: Uuid.nullable() }) } },
+})
+describeRoute({
+  route: ROUTES.patchMember,
+  summary: "Change a member's role",
+  description: 'Promoting to owner adds an owner; demoting the last owner answers 409.',
+  tags: TAGS,
+  params: UserParams,
+  body: PatchMemberBody,
+  responses: { 200: { description: 'The member', schema: MemberOut } },
+  errors: [409],
+})
+describeRoute({
+  route: ROUTES.removeMember,
+  summary: 'Remove a member',
+  description: 'Removes every role of the user in the organization; the last owner answers 409.',
+  tags: TAGS,
+  params: UserParams,
+  responses: { 204: { description: 'Removed' } },
+  errors: [409],
+})
+describeRoute({
+  route: ROUTES.transferOwnership,
+  summary: 'Transfer ownership',
+  description: 'By a logged-in owner: the target (a member) becomes owner, the caller admin.',
+  tags: TAGS,
+  body: TransferBody,
+  responses: { 200: { description: 'Both members after the transfer', schema: z.object({ org_id: Uuid, owner: MemberOut, previous_owner: MemberOut }) } },
+})
 
 export const describeOrg = (o: Org) => ({
   id: o.id,
@@ -84,16 +162,7 @@ export function orgRoutes(control: ControlWriter): Hono {
 
   mount(app, ROUTES.patchOrg, state, async (c) => {
     const org = targetOrg(c)
-    const body = await jsonBody(
-      c,
-      z.object({
-        name: z.string().trim().min(1).max(200).nullish(),
-        contact_email: z.string().email().max(320).nullish(),
-        team_count: z.string().max(64).nullish(),
-        // Beyond the spec: the organization-level engine gate (docs/api.md).
-        engines: z.record(z.boolean()).optional(),
-      }),
-    )
+    const body = await jsonBody(c, PatchOrgBody)
     const unknownEngines = Object.keys(body.engines ?? {}).filter((n) => !(ENGINE_NAMES as readonly string[]).includes(n))
     if (unknownEngines.length) throw badRequest(`unknown engine ${unknownEngines.join(', ')}`, { accepted: ENGINE_NAMES })
     const change = {
@@ -114,10 +183,7 @@ export function orgRoutes(control: ControlWriter): Hono {
 
   mount(app, ROUTES.addMember, state, async (c) => {
     const org = targetOrg(c)
-    const body = await jsonBody(
-      c,
-      z.object({ email: z.string().email().max(320), role: RoleSchema, password: z.string().min(8).max(1024).optional(), workspace_id: z.string().uuid().nullish() }),
-    )
+    const body = await jsonBody(c, AddMemberBody)
     const workspaceId = body.workspace_id ?? null
     assertCanGrant(c, org, body.role, workspaceId)
     const events: NewControlEvent[] = []
@@ -134,7 +200,7 @@ export function orgRoutes(control: ControlWriter): Hono {
     const org = targetOrg(c)
     const userId = c.req.param('user_id') ?? ''
     if (!isMember(state, org.id, userId)) throw notFound(`user ${userId} is not a member of this organization`)
-    const body = await jsonBody(c, z.object({ new_role: RoleSchema, target_workspace_id: z.string().uuid().nullish() }))
+    const body = await jsonBody(c, PatchMemberBody)
     const workspaceId = body.target_workspace_id ?? null
     assertCanGrant(c, org, body.new_role, workspaceId)
     assertNotAbove(c, org, userId, 'change the role of')
@@ -157,7 +223,7 @@ export function orgRoutes(control: ControlWriter): Hono {
   mount(app, ROUTES.transferOwnership, state, async (c) => {
     const org = targetOrg(c)
     const p = c.get('principal')
-    const body = await jsonBody(c, z.object({ to_user_id: z.string().uuid() }))
+    const body = await jsonBody(c, TransferBody)
     if (p.kind !== 'user') throw forbidden('ownership is transferred by a logged-in owner')
     if (body.to_user_id === p.user_id) throw badRequest('you already own this organization')
     if (!isMember(state, org.id, body.to_user_id)) throw notFound(`user ${body.to_user_id} is not a member of this organization`)

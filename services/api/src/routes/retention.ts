@@ -17,9 +17,56 @@ import { previewExpiry, type ExpiryPreview } from '@svc/shared/store/queries/ret
 import type { Store } from '@svc/shared/store/types'
 import { mount, ROUTES, targetWorkspace } from '../access.js'
 import { actorOf } from '../actor.js'
+import { describeRoute } from '../openapi/registry.js'
+import { IsoTime } from '../openapi/schemas.js'
 import { jsonBody } from './auth.js'
 
-const Hours = z.number().int().refine((h) => (RETENTION_HOURS as readonly number[]).includes(h), { message: `hours must be one of ${RETENTION_HOURS.join(', ')}` })
+const Hours = z
+  .number()
+  .int()
+  .refine((h) => (RETENTION_HOURS as readonly number[]).includes(h), { message: `hours must be one of ${RETENTION_HOURS.join(', ')}` })
+  .describe(`one of ${RETENTION_HOURS.join(', ')}`)
+const PreviewBody = z.object({ hours: Hours }).strict()
+const PutRetentionBody = z.object({
+  enabled: z.boolean(),
+  hours: Hours.nullish(),
+  confirm_token: z.string().max(2048).nullish().describe('from retention:preview of the new window; needed when the change shortens the effective window'),
+})
+
+const RetentionOut = z.object({
+  enabled: z.boolean(),
+  hours: z.number().int(),
+  effective_hours: z.number().int(),
+  updated_at: IsoTime.nullable(),
+  rollups_thin_out: z.boolean().describe('true below 48 hours'),
+  warning: z.string().optional(),
+})
+
+const TAGS = ['Retention']
+describeRoute({ route: ROUTES.getRetention, summary: 'Get data retention', tags: TAGS, responses: { 200: { description: 'The retention setting', schema: RetentionOut } } })
+describeRoute({
+  route: ROUTES.previewRetention,
+  summary: 'Preview a retention window',
+  description: 'Read-only: what a window of `hours` would delete, and a confirm_token signing those figures. Hours outside the allowed list answer 422.',
+  tags: TAGS,
+  body: PreviewBody,
+  responses: {
+    200: {
+      description: 'The figures and the confirm token',
+      schema: z.object({ hours: z.number().int(), spans_to_delete: z.number().int(), traces_affected: z.number().int(), oldest_deleted: IsoTime.nullable(), confirm_token: z.string() }),
+    },
+  },
+  errors: [422],
+})
+describeRoute({
+  route: ROUTES.putRetention,
+  summary: 'Change data retention',
+  description: 'Shortening the effective window needs the confirm_token of a preview of the new window: missing or foreign 422; for other hours, or figures that no longer hold, 409 with detail.previewed and detail.now.',
+  tags: TAGS,
+  body: PutRetentionBody,
+  responses: { 200: { description: 'The retention setting', schema: RetentionOut } },
+  errors: [409, 422],
+})
 
 interface TokenClaims {
   ws: string
@@ -75,7 +122,7 @@ export function retentionRoutes(control: ControlWriter, deps: { store: Store; ma
   mount(app, ROUTES.previewRetention, state, async (c) => {
     const ws = targetWorkspace(c)
     const body = await jsonBody(c, z.unknown())
-    const parsed = z.object({ hours: Hours }).strict().safeParse(body)
+    const parsed = PreviewBody.safeParse(body)
     if (!parsed.success) throw unprocessable('send exactly { hours } with one of the allowed values', { accepted_hours: RETENTION_HOURS, issues: parsed.error.issues.map((i) => i.message) })
     const p = await preview(ws.id, parsed.data.hours)
     return c.json({
@@ -90,7 +137,7 @@ export function retentionRoutes(control: ControlWriter, deps: { store: Store; ma
   mount(app, ROUTES.putRetention, state, async (c) => {
     const ws = targetWorkspace(c)
     const body = await jsonBody(c, z.unknown())
-    const parsed = z.object({ enabled: z.boolean(), hours: Hours.nullish(), confirm_token: z.string().max(2048).nullish() }).safeParse(body)
+    const parsed = PutRetentionBody.safeParse(body)
     if (!parsed.success) throw unprocessable('invalid retention change', { accepted_hours: RETENTION_HOURS, issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) })
     const current = state.setting<RetentionSetting | undefined>(ws.id, 'retention', undefined)
     const next: RetentionSetting = { enabled: parsed.data.enabled, hours: parsed.data.hours ?? current?.hours ?? deps.defaultRetentionHours, updated_at_ms: Date.now() }

@@ -13,9 +13,54 @@ import { workspaceCostProvider } from '@svc/shared/domain/pricing'
 import { badRequest } from '@svc/shared/http/errors'
 import { mount, ROUTES, targetWorkspace } from '../access.js'
 import { actorOf } from '../actor.js'
+import { describeRoute } from '../openapi/registry.js'
 import { jsonBody } from './auth.js'
 
 export const COST_PROVIDER_MAX = 64
+
+const CaptureTextBody = z.object({ capture_text: z.boolean() }).strict()
+const BroadenSourcesBody = z.object({ broaden_sources: z.boolean() }).strict()
+const CostProviderBody = z.object({ cost_provider: z.string().describe(`free-form; lower-cased and cut to ${COST_PROVIDER_MAX} characters; '' clears it`) }).strict()
+const EngineSettingsBody = z.object({ engines: z.record(z.boolean()).describe('engine name -> on; a name left out takes its default') }).strict()
+
+const CaptureTextOut = z.object({ capture_text: z.boolean() })
+const BroadenSourcesOut = z.object({ broaden_sources: z.boolean(), search_credential_configured: z.boolean(), mode: z.enum(['open_web', 'closed_knowledge_base']) })
+const CostProviderOut = z.object({ cost_provider: z.string(), effective_provider: z.string() })
+const EngineSettingsOut = z.object({
+  engines: z.record(z.boolean()).describe('all nine engines, effective values (the workspace switch and the organization gate together)'),
+  gated_by_organization: z.array(z.enum(ENGINE_NAMES)).describe('engines the workspace turned on but its organization holds off'),
+})
+
+const TAGS = ['Workspace settings']
+describeRoute({ route: ROUTES.getCaptureText, summary: 'Get text capture', tags: TAGS, responses: { 200: { description: 'The setting', schema: CaptureTextOut } } })
+describeRoute({
+  route: ROUTES.patchCaptureText,
+  summary: 'Turn text capture on or off',
+  description: 'Off (the default): ingest removes prompt and completion text from every span before it is stored.',
+  tags: TAGS,
+  body: CaptureTextBody,
+  responses: { 200: { description: 'The setting', schema: CaptureTextOut } },
+})
+describeRoute({ route: ROUTES.getBroadenSources, summary: 'Get open-web source broadening', tags: TAGS, responses: { 200: { description: 'The setting and the resulting mode', schema: BroadenSourcesOut } } })
+describeRoute({
+  route: ROUTES.patchBroadenSources,
+  summary: 'Turn open-web source broadening on or off',
+  description: 'open_web needs the organization\'s search credential too.',
+  tags: TAGS,
+  body: BroadenSourcesBody,
+  responses: { 200: { description: 'The setting and the resulting mode', schema: BroadenSourcesOut } },
+})
+describeRoute({ route: ROUTES.getCostProvider, summary: 'Get the cost pricing provider', tags: TAGS, responses: { 200: { description: 'The setting', schema: CostProviderOut } } })
+describeRoute({ route: ROUTES.patchCostProvider, summary: 'Set the cost pricing provider', tags: TAGS, body: CostProviderBody, responses: { 200: { description: 'The setting', schema: CostProviderOut } } })
+describeRoute({ route: ROUTES.getEngineSettings, summary: 'Get engine switches', tags: ['Engine settings'], responses: { 200: { description: 'Effective engine switches', schema: EngineSettingsOut } } })
+describeRoute({
+  route: ROUTES.putEngineSettings,
+  summary: 'Replace engine switches',
+  description: 'Replaces the stored map; an unknown engine name answers 400 with detail.accepted.',
+  tags: ['Engine settings'],
+  body: EngineSettingsBody,
+  responses: { 200: { description: 'Effective engine switches', schema: EngineSettingsOut } },
+})
 
 export function settingRoutes(control: ControlWriter, opts: { defaultCostProvider: string }): Hono {
   const app = new Hono()
@@ -27,7 +72,7 @@ export function settingRoutes(control: ControlWriter, opts: { defaultCostProvide
   mount(app, ROUTES.getCaptureText, state, (c) => c.json(captureText(targetWorkspace(c).id)))
   mount(app, ROUTES.patchCaptureText, state, async (c) => {
     const ws = targetWorkspace(c)
-    const body = await jsonBody(c, z.object({ capture_text: z.boolean() }).strict())
+    const body = await jsonBody(c, CaptureTextBody)
     await set(c, ws.id, 'capture_text', body.capture_text)
     return c.json(captureText(ws.id))
   })
@@ -45,7 +90,7 @@ export function settingRoutes(control: ControlWriter, opts: { defaultCostProvide
   })
   mount(app, ROUTES.patchBroadenSources, state, async (c) => {
     const ws = targetWorkspace(c)
-    const body = await jsonBody(c, z.object({ broaden_sources: z.boolean() }).strict())
+    const body = await jsonBody(c, BroadenSourcesBody)
     await set(c, ws.id, 'broaden_sources', body.broaden_sources)
     return c.json(broadenSources(ws.id, ws.org_id))
   })
@@ -57,7 +102,7 @@ export function settingRoutes(control: ControlWriter, opts: { defaultCostProvide
   mount(app, ROUTES.getCostProvider, state, (c) => c.json(costProvider(targetWorkspace(c).id)))
   mount(app, ROUTES.patchCostProvider, state, async (c) => {
     const ws = targetWorkspace(c)
-    const body = await jsonBody(c, z.object({ cost_provider: z.string() }).strict())
+    const body = await jsonBody(c, CostProviderBody)
     // Free-form by design (any provider key of the price table or an operator's own).
     await set(c, ws.id, 'cost_provider', body.cost_provider.trim().toLowerCase().slice(0, COST_PROVIDER_MAX))
     return c.json(costProvider(ws.id))
@@ -75,7 +120,7 @@ export function settingRoutes(control: ControlWriter, opts: { defaultCostProvide
   mount(app, ROUTES.getEngineSettings, state, (c) => c.json(engines(targetWorkspace(c).id)))
   mount(app, ROUTES.putEngineSettings, state, async (c) => {
     const ws = targetWorkspace(c)
-    const body = await jsonBody(c, z.object({ engines: z.record(z.boolean()) }).strict())
+    const body = await jsonBody(c, EngineSettingsBody)
     const unknown = Object.keys(body.engines).filter((n) => !(ENGINE_NAMES as readonly string[]).includes(n))
     if (unknown.length) throw badRequest(`unknown engine ${unknown.join(', ')}`, { accepted: ENGINE_NAMES })
     // PUT replaces the map: a name left out goes back to its default.
