@@ -7,6 +7,8 @@ interface Step {
   params?: Record<string, string>
   query?: string
   body?: unknown
+  /** A multipart body instead of JSON (uploads). */
+  form?: () => FormData
   status: number
   /** Checks the response body; may return values later steps use. */
   check?(body: any, ctx: Record<string, string>): void
@@ -70,7 +72,25 @@ export async function walkAllRoutes(apiUrl: string, auth: Record<string, string>
     { route: 'traceDecomposition', status: 200, check: (b) => expect(Array.isArray(b.sub_tasks)).toBe(true) },
     { route: 'traceSourcesMatrix', status: 200, check: (b) => expect(Array.isArray(b.sources)).toBe(true) },
     { route: 'traceOptimization', status: 200, check: (b) => expect(Array.isArray(b.findings)).toBe(true) },
+    { route: 'getAlignmentPolicy', status: 200, check: (b) => expect(b).toEqual({ enabled: false, description: '' }) },
+    { route: 'putAlignmentPolicy', body: { enabled: true, description: 'Never share personal data.' }, status: 200 },
+    {
+      route: 'uploadAlignmentDoc',
+      form: () => {
+        const f = new FormData()
+        f.append('file', new File(['# Privacy\n\nNever share phone numbers of customers.'], 'privacy.md', { type: 'text/markdown' }))
+        return f
+      },
+      status: 202,
+      check: (b, c) => void (c.doc_id = b.doc_id),
+    },
+    { route: 'listAlignmentFlags', query: '?include_unclear=true', status: 200, check: (b) => expect(Array.isArray(b.flags)).toBe(true) },
+    { route: 'alignmentByUser', status: 200, check: (b) => expect(Array.isArray(b.users)).toBe(true) },
+    { route: 'deleteAlignmentDoc', params: { doc_id: '$doc_id' }, status: 204 },
     // @anchor alignment-routes
+    { route: 'codingAgentUsage', query: '?period=week', status: 200, check: (b) => expect(Array.isArray(b.employees)).toBe(true) },
+    { route: 'codingAgentCommits', query: '?limit=10', status: 200, check: (b) => expect(Array.isArray(b.commits)).toBe(true) },
+    { route: 'codingAgentTopFiles', query: '?period=month&limit=5', status: 200, check: (b) => expect(Array.isArray(b.files)).toBe(true) },
     // @anchor coding-agent-routes
     { route: 'removeMember', params: { user_id: '$user_id' }, status: 204 },
     { route: 'deleteWorkspace', params: { ws_id: '$ws_id' }, status: 204 },
@@ -89,7 +109,9 @@ export async function walkAllRoutes(apiUrl: string, auth: Record<string, string>
     const values = { ...ctx, ...Object.fromEntries(Object.entries(step.params ?? {}).map(([k, v]) => [k, v.startsWith('$') ? ctx[v.slice(1)]! : v])) }
     const path = route.path.replace(/:(\w+)(?:\{([^}]+)\})?/g, (_, p: string, literal?: string) => literal ?? values[p]!)
     const body = step.body === undefined ? undefined : JSON.stringify(step.body).replace(/"\$(\w+)"/g, (_, k: string) => JSON.stringify(ctx[k]))
-    const res = await fetch(apiUrl + path + (step.query ?? ''), { method: route.method, headers: { ...auth, 'content-type': 'application/json' }, body })
+    const res = step.form
+      ? await fetch(apiUrl + path + (step.query ?? ''), { method: route.method, headers: auth, body: step.form() })
+      : await fetch(apiUrl + path + (step.query ?? ''), { method: route.method, headers: { ...auth, 'content-type': 'application/json' }, body })
     const text = await res.text()
     expect({ route: step.route, status: res.status }, text).toEqual({ route: step.route, status: step.status })
     step.check?.(text ? JSON.parse(text) : null, ctx)

@@ -40,3 +40,19 @@ const misses = [...report('development set', all.filter((f) => !heldOut(f))), ..
 report('all', all)
 process.stdout.write(`\nmisses (${misses.length})\n`)
 for (const m of misses) process.stdout.write(`  - ${m}\n`)
+
+// alignment: the labelled policy outputs of tests/fixtures/alignment, development and held-out (holdout-*) apart.
+{
+  const { evaluateAlignment, loadAlignmentFixtures } = await import('@svc/engines/alignment/eval-fixtures')
+  const fixtures = loadAlignmentFixtures()
+  for (const [title, set] of [['development', fixtures.filter((f) => !f.file.startsWith('holdout-'))], ['held-out', fixtures.filter((f) => f.file.startsWith('holdout-'))]] as const) {
+    const a = await evaluateAlignment([...set])
+    process.stdout.write(`\nalignment, ${title} set: ${a.outputs} labelled outputs\n`)
+    table([
+      ['confident flags on violating outputs', `precision ${fmt(a.precision, 3)}  recall ${fmt(a.recall, 3)}  (TP ${a.tp} FP ${a.fp} FN ${a.fn} TN ${a.tn})`],
+      ['counting unclear flags too', `precision ${fmt(a.precisionWithUnclear, 3)}  recall ${fmt(a.recallWithUnclear, 3)}`],
+    ])
+    process.stdout.write(`misses (${a.misses.length})\n`)
+    for (const m of a.misses) process.stdout.write(`  - ${m}\n`)
+  }
+}

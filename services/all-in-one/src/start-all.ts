@@ -1,6 +1,7 @@
 import type { Logger } from '@svc/shared/log'
 import { startApi } from '@svc/api/service'
 import { startAssembler } from '@svc/assembler/service'
+import { startCodingAgent } from '@svc/coding-agent/service'
 import { startEngines } from '@svc/engines/service'
 import { startIngest } from '@svc/ingest/service'
 import { createBus, topicSpecsFor } from '@svc/shared/bus/index'
@@ -49,10 +50,12 @@ export async function startAll(config: Config, log: Logger): Promise<RunningStac
     closers.push(() => assembler.close())
     const engines = await startEngines({ bus, store, control, cache, config, log })
     closers.push(() => engines.close())
+    const codingAgent = await startCodingAgent({ bus, store, log })
+    closers.push(() => codingAgent.close())
     // @anchor coding-agent-service
     const ingest = await startIngest({ bus, control, cache, config, log })
     closers.push(() => ingest.close())
-    const api = await startApi({ store, control, cache, config, log })
+    const api = await startApi({ store, control, cache, config, log, bus })
     closers.push(() => api.close())
     return { ingestPort: ingest.port, apiPort: api.port, control, bus, store, generated, close }
   } catch (err) {

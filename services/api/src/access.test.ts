@@ -210,7 +210,16 @@ describe('the access table', () => {
       [`GET ${W}/traces/:trace_id/decomposition`]: 'viewer',
       [`GET ${W}/traces/:trace_id/sources-matrix`]: 'viewer',
       [`GET ${W}/traces/:trace_id/optimization`]: 'viewer',
+      [`GET ${W}/alignment/policy`]: 'viewer',
+      [`PUT ${W}/alignment/policy`]: 'admin',
+      [`POST ${W}/alignment/docs`]: 'admin',
+      [`DELETE ${W}/alignment/docs/:doc_id`]: 'admin',
+      [`GET ${W}/alignment/flags`]: 'viewer',
+      [`GET ${W}/alignment/by-user`]: 'viewer',
       // @anchor alignment-routes
+      [`GET ${W}/coding-agent/usage`]: 'viewer',
+      [`GET ${W}/coding-agent/commits`]: 'viewer',
+      [`GET ${W}/coding-agent/top-files`]: 'viewer',
       // @anchor coding-agent-routes
     })
   })

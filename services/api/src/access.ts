@@ -89,7 +89,16 @@ export const ROUTES = {
   traceDecomposition: { method: 'GET', path: `${WS}/traces/:trace_id/decomposition`, role: 'viewer', scope: 'workspace-slug' },
   traceSourcesMatrix: { method: 'GET', path: `${WS}/traces/:trace_id/sources-matrix`, role: 'viewer', scope: 'workspace-slug' },
   traceOptimization: { method: 'GET', path: `${WS}/traces/:trace_id/optimization`, role: 'viewer', scope: 'workspace-slug' },
+  getAlignmentPolicy: { method: 'GET', path: `${WS}/alignment/policy`, role: 'viewer', scope: 'workspace-slug' },
+  putAlignmentPolicy: { method: 'PUT', path: `${WS}/alignment/policy`, role: 'admin', scope: 'workspace-slug' },
+  uploadAlignmentDoc: { method: 'POST', path: `${WS}/alignment/docs`, role: 'admin', scope: 'workspace-slug' },
+  deleteAlignmentDoc: { method: 'DELETE', path: `${WS}/alignment/docs/:doc_id`, role: 'admin', scope: 'workspace-slug' },
+  listAlignmentFlags: { method: 'GET', path: `${WS}/alignment/flags`, role: 'viewer', scope: 'workspace-slug' },
+  alignmentByUser: { method: 'GET', path: `${WS}/alignment/by-user`, role: 'viewer', scope: 'workspace-slug' },
   // @anchor alignment-routes
+  codingAgentUsage: { method: 'GET', path: `${WS}/coding-agent/usage`, role: 'viewer', scope: 'workspace-slug' },
+  codingAgentCommits: { method: 'GET', path: `${WS}/coding-agent/commits`, role: 'viewer', scope: 'workspace-slug' },
+  codingAgentTopFiles: { method: 'GET', path: `${WS}/coding-agent/top-files`, role: 'viewer', scope: 'workspace-slug' },
   // @anchor coding-agent-routes
 } as const satisfies Record<string, RouteSpec>
 

@@ -3,6 +3,7 @@
  * app.request() and the standalone and all-in-one processes share it.
  */
 import { Hono } from 'hono'
+import type { Bus } from '@svc/shared/bus/types'
 import type { ControlWriter } from '@svc/shared/control/control-plane'
 import type { Cache } from '@svc/shared/cache/types'
 import type { MasterKey } from '@svc/shared/control/envelope'
@@ -22,10 +23,13 @@ import { settingRoutes } from './routes/settings.js'
 import { orgRoutes } from './routes/orgs.js'
 import { driftRoutes } from './routes/drift.js'
 import { healthRoutes } from './routes/health.js'
+import { alignmentRoutes } from './routes/alignment.js'
 import { engineOutputRoutes } from './routes/engine-outputs.js'
 import { traceRoutes } from './routes/traces.js'
 import { usageRoutes } from './routes/usage.js'
+import { codingAgentRoutes } from './routes/coding-agent.js'
 import { workspaceRoutes } from './routes/workspaces.js'
+import { openApiRoutes } from './openapi/routes.js'
 
 export interface ApiAppDeps {
   store: Store
@@ -43,6 +47,10 @@ export interface ApiAppDeps {
   engineStallMs: number
   /** Seals LLM and search API keys (SVC_MASTER_KEY). */
   masterKey: MasterKey
+  /** Producer for uploads (alignment documents); without it POST .../alignment/docs answers 503. */
+  bus?: Bus
+  /** SVC_ALIGNMENT_MAX_DOC_BYTES (default 10 MiB). */
+  alignmentMaxDocBytes?: number
   log: Logger
 }
 
@@ -69,8 +77,12 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   app.route('/', driftRoutes(store, state, { baselineDays: deps.driftBaselineDays }))
   app.route('/', traceRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
   app.route('/', engineOutputRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
+  app.route('/', alignmentRoutes({ store, control: deps.control, bus: deps.bus, maxDocBytes: deps.alignmentMaxDocBytes }))
   // @anchor alignment-routes
+  app.route('/', codingAgentRoutes(store, state))
   // @anchor coding-agent-routes
+  // Public, like /health: outside /v1/*, where authenticate() runs.
+  app.route('/', openApiRoutes())
   // @anchor openapi-routes
   app.onError(jsonErrorHandler(log))
   app.notFound(jsonNotFound)

@@ -1,4 +1,5 @@
 /** Runs the read API on its port over adapters owned by the caller (main.ts or the all-in-one process). */
+import type { Bus } from '@svc/shared/bus/types'
 import type { Cache } from '@svc/shared/cache/types'
 import type { Config } from '@svc/shared/config'
 import { masterKeyFor } from '@svc/shared/control/master-key'
@@ -16,6 +17,8 @@ export interface ApiDeps {
   cache: Cache
   config: Config
   log: Logger
+  /** Producer for alignment document uploads (optional: without it uploads answer 503). */
+  bus?: Bus
 }
 
 /**
@@ -41,6 +44,8 @@ export async function startApi(deps: ApiDeps): Promise<{ port: number; close(): 
     driftBaselineDays: config.SVC_DRIFT_BASELINE_DAYS,
     engineStallMs: config.SVC_ENGINE_STALL_MS,
     masterKey: await masterKeyFor(config, deps.cache, log),
+    bus: deps.bus,
+    alignmentMaxDocBytes: config.SVC_ALIGNMENT_MAX_DOC_BYTES,
     log,
   })
   const server = await listen(app, { host: config.SVC_HOST, port: config.SVC_API_PORT, log, name: 'api' })

@@ -1,1 +1,2 @@
-export {}
+export { startCodingAgent, type CodingAgentDeps } from './service.js'
+export * from './map.js'

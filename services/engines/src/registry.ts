@@ -1,12 +1,12 @@
 /**
  * The engines by name: each pairs its deterministic algorithm with, where an LLM
  * helps, the LLM variant used when the organization has a credential. Every trace
- * engine of the spec's list is a definition here except alignment (not built yet,
- * see ENGINES_WITHOUT_WORKERS); fleet_monitor works on the workspace's daily
+ * engine of the spec's list is a definition here; fleet_monitor works on the workspace's daily
  * roll-up rather than on traces (assembler/src/fleet-monitor.ts).
  */
 import type { TraceEngine } from '@svc/shared/bus/topics'
 import { gradeRank, isGrade } from '@svc/shared/domain/grades'
+import { alignment, ALIGNMENT_VERSION } from './alignment/index.js'
 import { crosscheckClaims } from './crosscheck/index.js'
 import { decisionTrace } from './decision-trace/index.js'
 import { decomposition } from './decomposition/index.js'
@@ -109,6 +109,15 @@ const defs: EngineDefinition[] = [
     name: 'external_crosscheck',
     version: '1',
     run: async (view, ctx) => ({ payload: { ...(await crosscheckClaims(view, ctx.search)) }, mode: 'deterministic' }),
+  },
+  {
+    name: 'alignment',
+    version: ALIGNMENT_VERSION,
+    async run(view, ctx) {
+      const result = await alignment(view, ctx.alignmentPolicy ?? { enabled: false, description: '' }, ctx.searchPolicy ?? (async (texts) => texts.map(() => [])))
+      // The flags also land in alignment_flags_v1 (result-sink.ts), which GET .../alignment/flags and /by-user read.
+      return { payload: { ...result }, mode: 'deterministic', extras: { flags: result.flags } }
+    },
   },
 ]
 

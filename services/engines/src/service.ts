@@ -12,11 +12,21 @@ import type { ControlState } from '@svc/shared/control/state'
 import { loadPriceTable } from '@svc/shared/domain/pricing'
 import type { Logger } from '@svc/shared/log'
 import type { Store } from '@svc/shared/store/types'
+import { startDocumentWorker } from './alignment/documents.js'
+import type { AlignmentPolicy } from './alignment/index.js'
+import { orgEmbedders } from './alignment/provider-embedder.js'
+import { policySearch } from './alignment/search.js'
 import { orgClients } from './runtime/org-clients.js'
 import { ENGINE_DEFINITIONS } from './registry.js'
 import { resultSinkHandler } from './runtime/result-sink.js'
 import { workspacePriors } from './runtime/priors.js'
 import { startEngineWorker } from './runtime/worker.js'
+
+/** The workspace's alignment policy setting (PUT .../alignment/policy). */
+export function alignmentPolicyOf(state: ControlState, workspaceId: string): AlignmentPolicy {
+  const v = state.setting<unknown>(workspaceId, 'alignment_policy', null) as { enabled?: unknown; description?: unknown } | null
+  return { enabled: v?.enabled === true, description: typeof v?.description === 'string' ? v.description : '' }
+}
 
 export interface EnginesDeps {
   bus: Bus
@@ -46,7 +56,9 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
   if (engines.length === 0) return { engines, close: async () => {} }
 
   const prices = loadPriceTable(config.SVC_PRICE_TABLE_FILE)
-  const clients = orgClients({ state: control.state, master: await masterKeyFor(config, deps.cache, log), config, log })
+  const master = await masterKeyFor(config, deps.cache, log)
+  const clients = orgClients({ state: control.state, master, config, log })
+  const embedderOf = orgEmbedders({ state: control.state, master })
   const priors = workspacePriors(store)
   const contextFor = async (orgId: string, workspaceId: string) => ({
     orgId,
@@ -56,6 +68,9 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
     search: clients.search(orgId),
     broadenSources: control.state.setting<unknown>(workspaceId, 'broaden_sources', false) === true,
     priorOf: await priors.of(workspaceId),
+    alignmentPolicy: alignmentPolicyOf(control.state, workspaceId),
+    // SVC_ALIGNMENT_TOP_K passages per output sentence.
+    searchPolicy: ((search) => (texts: string[]) => search(texts, config.SVC_ALIGNMENT_TOP_K))(policySearch(store, workspaceId, embedderOf(orgId))),
   })
   try {
     for (const name of engines)
@@ -71,6 +86,8 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
           log: log.child({ engine: name }),
         }),
       )
+    // Policy documents are chunked and embedded wherever the alignment engine runs.
+    if (engines.includes('alignment')) subs.push(await startDocumentWorker({ bus, store, embedderOf, log: log.child({ component: 'alignment-documents' }) }))
     subs.push(await bus.subscribe({ group: GROUPS.engineResultsSink, topics: [TOPICS.engineResults], fromBeginning: true, maxBatchRecords: 5000, onBatch: resultSinkHandler(store, log) }))
     await Promise.all(subs.map((s) => s.ready))
   } catch (err) {

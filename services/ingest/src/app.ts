@@ -14,6 +14,7 @@ import { Registry } from 'prom-client'
 import { PIPELINE_LAG, processRegistry, registerConsumerLag } from '@svc/shared/metrics'
 import { createIngestMetrics, ingestRegistry, type IngestMetrics } from './metrics.js'
 import { InflightBudget } from './middleware/backpressure.js'
+import { codingAgentRoutes } from './routes/coding-agent.js'
 import { otlpRoutes } from './routes/otlp.js'
 import { workspaceRoutes } from './routes/workspace.js'
 
@@ -73,6 +74,7 @@ export function createIngestApp(deps: IngestDeps): IngestApp {
       onKeyUsed,
     }),
   )
+  app.route('/', codingAgentRoutes({ bus, state: control.state, budget, metrics, log, maxBodyBytes: config.SVC_INGEST_MAX_BODY_BYTES, produceTimeoutMs: deps.produceTimeoutMs ?? DEFAULT_PRODUCE_TIMEOUT_MS, onKeyUsed }))
   app.route('/', workspaceRoutes(control.state, onKeyUsed))
   app.onError(jsonErrorHandler(log))
   app.notFound(jsonNotFound)

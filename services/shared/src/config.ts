@@ -86,6 +86,9 @@ export const ConfigSchema = z
     SVC_PLATFORM_LLM_API_BASE: optionalString,
     // The web search API behind the search credential (Tavily-compatible).
     SVC_SEARCH_API_BASE: z.string().url().default('https://api.tavily.com'),
+    // Alignment: policy passages fetched per output sentence, and the largest policy document accepted (bytes).
+    SVC_ALIGNMENT_TOP_K: positiveInt.default(3),
+    SVC_ALIGNMENT_MAX_DOC_BYTES: positiveInt.default(10 * 1024 * 1024),
     // @anchor alignment-config
     // @anchor coding-agent-config
 

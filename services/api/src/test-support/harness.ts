@@ -17,6 +17,7 @@ import { ControlState } from '@svc/shared/control/state'
 import { createLogger, type Logger } from '@svc/shared/log'
 import { createStore } from '@svc/shared/store/index'
 import { migrate } from '@svc/shared/store/migrate'
+import type { Bus } from '@svc/shared/bus/types'
 import type { Store } from '@svc/shared/store/types'
 import { createApiApp } from '../app.js'
 
@@ -42,6 +43,8 @@ export async function apiHarness(opts: {
   keys: Record<string, Role>
   defaultRetentionHours?: number
   defaultCostProvider?: string
+  /** A bus for routes that produce (alignment document uploads). */
+  bus?: Bus
   log?: Logger
 }): Promise<Harness> {
   const ev = eventMaker()
@@ -65,6 +68,7 @@ export async function apiHarness(opts: {
     driftBaselineDays: 7,
     engineStallMs: 15 * 60_000,
     masterKey,
+    bus: opts.bus,
     log: opts.log ?? quiet,
   })
   return { app, store, state, masterKey, close: () => store.close() }

@@ -2,7 +2,8 @@
  * The results sink: engine.results.v1 -> engine_results_v1 (every engine), plus
  * the rows some results imply elsewhere: the grade of content_reliability in
  * trace_scores_v1 (what the trace list shows and grade_min filters on), and the
- * citations and authority feedback of sources in sources_v1.
+ * citations and authority feedback of sources in sources_v1, and alignment's flags
+ * in alignment_flags_v1.
  *
  * engine_results_v1 and trace_scores_v1 keep the newest row per key, so a replayed
  * batch collapses. sources_v1 is additive: a batch replayed after a crash between
@@ -11,6 +12,7 @@
 import { engineResultV1, type EngineResultRecord } from '@svc/shared/bus/records'
 import type { ConsumedRecord } from '@svc/shared/bus/types'
 import type { Logger } from '@svc/shared/log'
+import { insertFlags, type FlagRow } from '@svc/shared/store/queries/alignment'
 import { insertEngineResults, insertTraceScores, type TraceScoreRow } from '@svc/shared/store/queries/engine-results'
 import { recordCitations, recordSourceFeedback, type SourceCitation, type SourceFeedback } from '@svc/shared/store/queries/sources'
 import type { Store } from '@svc/shared/store/types'
@@ -20,6 +22,8 @@ export interface ResultExtras {
   score?: { grade: string; grade_rank: number; score: number; scorer_version: string }
   citations?: SourceCitation[]
   feedback?: SourceFeedback[]
+  /** alignment: its flags (alignment/index.ts AlignmentFlag). */
+  flags?: Array<{ flag_id: string; trace_id: string; doc_id: string; policy_excerpt: string; agent_output: string; severity: string; confidence: number; unclear: boolean; end_user: string }>
 }
 
 export function resultSinkHandler(store: Store, log: Logger) {
@@ -35,12 +39,29 @@ export function resultSinkHandler(store: Store, log: Logger) {
     const scores: TraceScoreRow[] = []
     const citations: SourceCitation[] = []
     const feedback: SourceFeedback[] = []
+    const flags: FlagRow[] = []
     for (const r of results) {
       const extras = JSON.parse(r.extras_json) as ResultExtras
       if (extras.score)
         scores.push({ workspace_id: r.workspace_id, trace_id: r.trace_id, ...extras.score, scored_at: String(r.computed_at_ms), expires_at: r.expires_at_s })
       if (extras.citations) citations.push(...extras.citations)
       if (extras.feedback) feedback.push(...extras.feedback)
+      for (const f of extras.flags ?? [])
+        flags.push({
+          workspace_id: r.workspace_id,
+          trace_id: r.trace_id,
+          flag_id: f.flag_id,
+          doc_id: f.doc_id,
+          policy_excerpt: f.policy_excerpt,
+          agent_output: f.agent_output,
+          severity: f.severity,
+          confidence: f.confidence,
+          unclear: f.unclear ? 1 : 0,
+          end_user: f.end_user,
+          mode: r.mode,
+          computed_at: String(r.computed_at_ms),
+          expires_at: r.expires_at_s,
+        })
     }
     await Promise.all([
       insertEngineResults(
@@ -61,6 +82,7 @@ export function resultSinkHandler(store: Store, log: Logger) {
       insertTraceScores(store, scores),
       recordCitations(store, citations),
       recordSourceFeedback(store, feedback),
+      insertFlags(store, flags),
     ])
   }
 }

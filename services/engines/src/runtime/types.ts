@@ -1,5 +1,6 @@
 import type { TraceEngine } from '@svc/shared/bus/topics'
 import type { PriceTable } from '@svc/shared/domain/pricing'
+import type { AlignmentPolicy, PolicyPassage } from '../alignment/index.js'
 import type { SearchClient } from '../crosscheck/search.js'
 import type { LlmClient } from '../llm/client.js'
 import type { AnalysisMode } from '../outputs.js'
@@ -18,6 +19,10 @@ export interface EngineContext {
   broadenSources: boolean
   /** The workspace's learned authority prior of a source domain (0.5 when unknown). */
   priorOf(domain: string, kind: string): number
+  /** The workspace's alignment policy (setting alignment_policy); absent = not enabled. */
+  alignmentPolicy?: AlignmentPolicy
+  /** The top-k embedded policy passages for each text (same order), by cosine similarity; absent = no documents. */
+  searchPolicy?(texts: string[], k: number): Promise<PolicyPassage[][]>
 }
 
 

@@ -53,6 +53,17 @@ export async function startFakeOpenAi(handler?: FakeHandler): Promise<FakeOpenAi
   let seq = 0
   const server = await startLoopback(async (record, req, { send, sleep }) => {
     const { path, body } = record
+    // Embeddings: a deterministic vector per input (8 dims from its characters), so tests can check the provider path.
+    if (req.method === 'POST' && (path === '/v1/embeddings' || path === '/embeddings')) {
+      const inputs: string[] = Array.isArray(body?.input) ? body.input : [String(body?.input ?? '')]
+      const vec = (s: string) => Array.from({ length: 8 }, (_, d) => [...s].reduce((a, ch, i) => a + ((ch.charCodeAt(0) * (i + 1) * (d + 3)) % 17), 0) / Math.max(1, s.length))
+      return send(200, {
+        object: 'list',
+        model: body?.model ?? 'unknown',
+        data: inputs.map((s, index) => ({ object: 'embedding', index, embedding: vec(s) })),
+        usage: { prompt_tokens: inputs.reduce((a, s) => a + approxTokens(s), 0), total_tokens: inputs.reduce((a, s) => a + approxTokens(s), 0) },
+      })
+    }
     if (req.method !== 'POST' || (path !== '/v1/chat/completions' && path !== '/chat/completions'))
       return send(404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } })
     try {

@@ -101,3 +101,54 @@ export const engineJobFailedV1 = loadAvroType<EngineJobFailedRecord>('engine-job
 
 /** Spans of one trace share a partition, so one assembler sees the whole trace. */
 export const traceKey = (workspaceId: string, traceId: string) => `${workspaceId}:${traceId}`
+
+/** One coding-agent metric data point on coding-agent.metrics.v1 (schemas/coding-agent-metric.v1.avsc). */
+export interface CodingAgentMetricRecord {
+  org_id: string
+  workspace_id: string
+  metric_name: string
+  metric_type: 'sum' | 'gauge' | 'histogram'
+  temporality: 'delta' | 'cumulative' | 'none'
+  is_monotonic: boolean
+  unit: string
+  start_time_unix_nano: bigint | number
+  time_unix_nano: bigint | number
+  value: number
+  count: number
+  service_name: string
+  attributes: Record<string, string>
+  received_at_ms: number
+}
+
+/** One coding-agent event (OTLP log record or activity record) on coding-agent.events.v1 (schemas/coding-agent-event.v1.avsc). */
+export interface CodingAgentEventRecord {
+  org_id: string
+  workspace_id: string
+  source: 'otlp.logs' | 'activity'
+  event_name: string
+  time_unix_nano: bigint | number
+  severity_text: string
+  body: string
+  service_name: string
+  attributes: Record<string, string>
+  received_at_ms: number
+}
+
+export const codingAgentMetricV1 = loadAvroType<CodingAgentMetricRecord>('coding-agent-metric.v1.avsc')
+export const codingAgentEventV1 = loadAvroType<CodingAgentEventRecord>('coding-agent-event.v1.avsc')
+
+/** Records of one coding-agent session share a partition, so each metric series is converted in order. */
+export const codingAgentKey = (workspaceId: string, session: string) => `${workspaceId}:${session}`
+
+/** A policy document on alignment.documents.v1 (alignment-document.v1.avsc), key workspace_id:doc_id. */
+export interface AlignmentDocumentRecord {
+  org_id: string
+  workspace_id: string
+  doc_id: string
+  filename: string
+  content_type: string
+  text: string
+  uploaded_at_ms: number
+}
+
+export const alignmentDocumentV1 = loadAvroType<AlignmentDocumentRecord>('alignment-document.v1.avsc')

@@ -15,7 +15,13 @@ export const TOPICS = {
   budgetAlerts: 'budget.alerts.v1',
   /** EngineResult (engine-result.v1.avsc), key workspace_id:trace_id: every engine's output, landed by the results sink. */
   engineResults: 'engine.results.v1',
+  /** AlignmentDocument (alignment-document.v1.avsc), key workspace_id:doc_id: uploaded policy documents, chunked and embedded by the document worker. */
+  alignmentDocuments: 'alignment.documents.v1',
   // @anchor alignment-topics
+  /** CodingAgentMetricPoint (coding-agent-metric.v1.avsc), key workspace_id:session. Written by ingest, read by the coding-agent consumer. */
+  codingAgentMetrics: 'coding-agent.metrics.v1',
+  /** CodingAgentEvent (coding-agent-event.v1.avsc), key workspace_id:session: OTLP log records and activity records of coding agents. */
+  codingAgentEvents: 'coding-agent.events.v1',
   // @anchor coding-agent-topics
 } as const
 
@@ -24,7 +30,9 @@ export const GROUPS = {
   assembler: 'assembler',
   deadLetterSink: 'dead-letter-sink',
   engineResultsSink: 'engine-results-sink',
+  alignmentDocuments: 'alignment-documents',
   // @anchor alignment-groups
+  codingAgent: 'coding-agent',
   // @anchor coding-agent-groups
 } as const
 
@@ -49,11 +57,11 @@ export const ENGINE_NAMES = [...TRACE_ENGINES, 'fleet_monitor'] as const
 export type EngineName = (typeof ENGINE_NAMES)[number]
 
 /**
- * Trace engines whose workers are not built yet: alignment arrives with its own
- * work (policy, documents, embeddings). Until then no job is emitted for it and
- * ingestion health does not list it; its switch is still stored and shown.
+ * Trace engines whose workers are not built yet: no job is emitted for them and
+ * ingestion health does not list them; their switch is still stored and shown.
+ * (Empty since alignment got its worker.)
  */
-export const ENGINES_WITHOUT_WORKERS: ReadonlySet<TraceEngine> = new Set(['alignment'])
+export const ENGINES_WITHOUT_WORKERS: ReadonlySet<TraceEngine> = new Set([])
 
 /** Engines that are off until a workspace turns them on. */
 export const ENGINES_OFF_BY_DEFAULT: ReadonlySet<EngineName> = new Set(['external_crosscheck'])
@@ -71,7 +79,10 @@ export function allTopicSpecs(opts: { partitions: number; replicationFactor: num
     { name: TOPICS.controlEvents, partitions: 1, replicationFactor, retentionMs: -1 },
     { name: TOPICS.budgetAlerts, partitions: 1, replicationFactor },
     { name: TOPICS.engineResults, partitions, replicationFactor },
+    { name: TOPICS.alignmentDocuments, partitions, replicationFactor },
     // @anchor alignment-topic-specs
+    { name: TOPICS.codingAgentMetrics, partitions, replicationFactor },
+    { name: TOPICS.codingAgentEvents, partitions, replicationFactor },
     // @anchor coding-agent-topic-specs
     ...TRACE_ENGINES.map((e) => ({ name: engineJobsTopic(e), partitions, replicationFactor })),
     ...TRACE_ENGINES.map((e) => ({ name: engineJobsDlqTopic(e), partitions: 1, replicationFactor })),

@@ -1,0 +1,97 @@
+/**
+ * The alignment document worker: alignment.documents.v1 as the group
+ * alignment-documents. Each record is one uploaded document's text: it is cut into
+ * passages (chunk.ts), embedded with the organization's embedder (the provider's
+ * model with a credential that has one, else the local embedding), written to
+ * alignment_chunks_v1, then marked embedded in alignment_documents_v1. Only then
+ * do searches see it. A document deleted before or while it is embedded stays
+ * deleted ('deleted' outranks 'embedded'), and passages written after the delete
+ * are deleted again. A provider that fails falls back to the local embedding (the
+ * document's row says so in `error`), so one outage cannot stall the topic.
+ */
+import { alignmentDocumentV1, type AlignmentDocumentRecord } from '@svc/shared/bus/records'
+import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
+import type { Bus, ConsumedRecord, Subscription } from '@svc/shared/bus/types'
+import type { Logger } from '@svc/shared/log'
+import { deleteChunks, docState, insertChunks, writeDocState } from '@svc/shared/store/queries/alignment'
+import type { Store } from '@svc/shared/store/types'
+import { chunkText } from './chunk.js'
+import { localEmbedder, type Embedder } from './embed.js'
+
+export interface DocumentWorkerDeps {
+  bus: Bus
+  store: Store
+  embedderOf(orgId: string): Embedder
+  log: Logger
+  now?: () => number
+}
+
+/** Passages embedded per provider call. */
+const EMBED_BATCH = 64
+
+async function embedAll(embedder: Embedder, texts: string[]): Promise<number[][]> {
+  const out: number[][] = []
+  for (let i = 0; i < texts.length; i += EMBED_BATCH) out.push(...(await embedder.embed(texts.slice(i, i + EMBED_BATCH))))
+  return out
+}
+
+export async function embedDocument(deps: DocumentWorkerDeps, doc: AlignmentDocumentRecord): Promise<void> {
+  const { store, log } = deps
+  const now = deps.now ?? Date.now
+  const before = await docState(store, doc.workspace_id, doc.doc_id)
+  if (before?.status === 'deleted') return
+  const chunks = chunkText(doc.text)
+  let embedder = deps.embedderOf(doc.org_id)
+  let error = ''
+  let vectors: number[][]
+  try {
+    vectors = await embedAll(embedder, chunks.map((c) => c.text))
+  } catch (err) {
+    if (embedder === localEmbedder) throw err
+    error = `${embedder.model} failed (${err instanceof Error ? err.message : String(err)}); embedded with the local model instead`.slice(0, 1000)
+    log.warn({ workspace_id: doc.workspace_id, doc_id: doc.doc_id, error }, 'alignment document: provider embedding failed, local embedding used')
+    embedder = localEmbedder
+    vectors = await embedAll(embedder, chunks.map((c) => c.text))
+  }
+  const at = now()
+  await insertChunks(
+    store,
+    chunks.map((c, i) => ({ workspace_id: doc.workspace_id, embedding_model: embedder.model, doc_id: doc.doc_id, chunk_index: c.index, text: c.text, embedding: vectors[i]!, embedded_at: String(at) })),
+  )
+  await writeDocState(store, {
+    workspace_id: doc.workspace_id,
+    doc_id: doc.doc_id,
+    filename: doc.filename,
+    content_type: doc.content_type,
+    bytes: before?.bytes ?? Buffer.byteLength(doc.text),
+    text_chars: doc.text.length,
+    status: chunks.length ? 'embedded' : 'failed',
+    chunks: chunks.length,
+    embedding_model: embedder.model,
+    error: chunks.length ? error : 'the document has no text to embed',
+    uploaded_at_ms: doc.uploaded_at_ms,
+    updated_at_ms: at,
+  })
+  // Deleted while we worked: its passages must not outlive it.
+  if ((await docState(store, doc.workspace_id, doc.doc_id))?.status === 'deleted') await deleteChunks(store, doc.workspace_id, doc.doc_id)
+  log.info({ workspace_id: doc.workspace_id, doc_id: doc.doc_id, chunks: chunks.length, model: embedder.model }, 'alignment document embedded')
+}
+
+export function documentBatchHandler(deps: DocumentWorkerDeps) {
+  return async (records: ConsumedRecord[]): Promise<void> => {
+    for (const r of records) {
+      let doc: AlignmentDocumentRecord
+      try {
+        doc = alignmentDocumentV1.decode(r.value)
+      } catch (err) {
+        deps.log.error({ err, topic: r.topic, partition: r.partition, offset: r.offset }, 'undecodable alignment document dropped')
+        continue
+      }
+      await embedDocument(deps, doc)
+    }
+  }
+}
+
+export function startDocumentWorker(deps: DocumentWorkerDeps): Promise<Subscription> {
+  return deps.bus.subscribe({ group: GROUPS.alignmentDocuments, topics: [TOPICS.alignmentDocuments], fromBeginning: true, maxBatchRecords: 20, onBatch: documentBatchHandler(deps) })
+}

@@ -1,0 +1,138 @@
+/**
+ * The alignment engine: compares a trace's final output with the workspace's
+ * policy (its description and the most relevant passages of its embedded
+ * documents) and flags the sentences that do what a rule forbids.
+ *
+ * 1. The final output (reliability/evidence.ts finalOutput) is cut into sentences.
+ * 2. Each sentence is embedded and the top-k policy passages by cosine similarity
+ *    are fetched from ClickHouse (ctx.searchPolicy, only vectors of one model).
+ * 3. Rules are read out of those passages and out of the description (rules.ts).
+ * 4. Each sentence is judged against its candidate rules (judge.ts); the strongest
+ *    match is the sentence's flag. Below UNCLEAR_BELOW it is "unclear".
+ */
+import { createHash } from 'node:crypto'
+import { finalOutput } from '../reliability/evidence.js'
+import { sentences } from '../reliability/text.js'
+import type { TraceView } from '../trace-view.js'
+import { judgeAgainst, UNCLEAR_BELOW } from './judge.js'
+import { extractRules, type Rule, type Severity } from './rules.js'
+
+export { UNCLEAR_BELOW } from './judge.js'
+
+export const ALIGNMENT_VERSION = '1'
+/** Passages fetched per output sentence. */
+export const TOP_K = 3
+/** Sentences of one output judged at most (the rest are not read). */
+export const MAX_SENTENCES = 60
+
+export interface AlignmentPolicy {
+  enabled: boolean
+  description: string
+}
+
+export interface PolicyPassage {
+  doc_id: string
+  chunk_index: number
+  text: string
+  similarity: number
+}
+
+export interface AlignmentFlag {
+  flag_id: string
+  trace_id: string
+  policy_excerpt: string
+  agent_output: string
+  severity: Severity
+  confidence: number
+  /** Confidence below UNCLEAR_BELOW: listed only with include_unclear=true. */
+  unclear: boolean
+  /** The document the excerpt comes from, or 'description'. */
+  doc_id: string
+  /** svc.end_user of the trace ('' when never set). */
+  end_user: string
+}
+
+export interface AlignmentResult {
+  trace_id: string
+  policy_enabled: boolean
+  sentences_checked: number
+  passages_used: number
+  flags: AlignmentFlag[]
+  note: string
+}
+
+/** The end user a trace served: svc.end_user on any span, the root's first. */
+export function endUserOf(view: TraceView): string {
+  const ordered = [...view.spans].sort((a, b) => (a.parent_span_id === null ? -1 : 0) - (b.parent_span_id === null ? -1 : 0))
+  for (const s of ordered) {
+    const u = s.attributes['svc.end_user']
+    if (u) return u.slice(0, 256)
+  }
+  return ''
+}
+
+export const outputSentences = (text: string) => sentences(text.replace(/[*_`#>]+/g, ' ')).filter((s) => /[a-z]{2}/i.test(s)).slice(0, MAX_SENTENCES)
+
+const flagId = (traceId: string, sentence: string, rule: Rule) =>
+  createHash('sha256').update(`${traceId}\n${sentence}\n${rule.source}\n${rule.text}`).digest('hex').slice(0, 24)
+
+/**
+ * Judges one output against a policy. `search` returns the top passages for each
+ * sentence (same order); the description's rules apply to every sentence.
+ */
+export async function alignOutput(
+  traceId: string,
+  output: string,
+  policy: AlignmentPolicy,
+  search: (texts: string[], k: number) => Promise<PolicyPassage[][]>,
+  endUser = '',
+): Promise<AlignmentResult> {
+  const base = { trace_id: traceId, policy_enabled: policy.enabled, sentences_checked: 0, passages_used: 0, flags: [] as AlignmentFlag[] }
+  if (!policy.enabled) return { ...base, note: 'The alignment policy is not enabled for this workspace: nothing was checked.' }
+  const sents = outputSentences(output)
+  if (sents.length === 0) return { ...base, note: 'The trace has no final output to check.' }
+  const described = extractRules(policy.description, 'description')
+  const hits = await search(sents, TOP_K)
+  const rulesOf = new Map<string, Rule[]>()
+  const used = new Set<string>()
+  const flags: AlignmentFlag[] = []
+  sents.forEach((sentence, i) => {
+    const passages = hits[i] ?? []
+    const rules = [...described]
+    let quoted = policy.description
+    for (const p of passages) {
+      const key = `${p.doc_id}#${p.chunk_index}`
+      used.add(key)
+      if (!rulesOf.has(key)) rulesOf.set(key, extractRules(p.text, p.doc_id, p.chunk_index))
+      rules.push(...rulesOf.get(key)!)
+      quoted += '\n' + p.text
+    }
+    const m = judgeAgainst(sentence, rules, quoted)
+    if (!m) return
+    flags.push({
+      flag_id: flagId(traceId, sentence, m.rule),
+      trace_id: traceId,
+      policy_excerpt: m.rule.text,
+      agent_output: sentence,
+      severity: m.severity,
+      confidence: m.confidence,
+      unclear: m.unclear,
+      doc_id: m.rule.source,
+      end_user: endUser,
+    })
+  })
+  const sure = flags.filter((f) => !f.unclear).length
+  return {
+    ...base,
+    sentences_checked: sents.length,
+    passages_used: used.size,
+    flags,
+    note: `${sents.length} sentence(s) checked against the policy description and ${used.size} policy passage(s): ${sure} flag(s), ${flags.length - sure} unclear (confidence below ${UNCLEAR_BELOW}).`,
+  }
+}
+
+/** The engine over a finished trace. */
+export async function alignment(view: TraceView, policy: AlignmentPolicy, search: (texts: string[], k: number) => Promise<PolicyPassage[][]>): Promise<AlignmentResult> {
+  const out = finalOutput(view)
+  return alignOutput(view.trace_id, out?.text ?? '', policy, search, endUserOf(view))
+}

@@ -1,0 +1,107 @@
+/**
+ * Rules out of policy text: each sentence (or ;-separated clause) of a passage or of
+ * the policy description that carries a modal cue becomes a rule with
+ *
+ * - a modality: `prohibition` (must not, never, do not, may not, cannot, shall not,
+ *   should not, avoid, "no X", prohibited/forbidden/not allowed), `restriction`
+ *   ("only"), or `obligation` (must, always, required to). Obligations are kept for
+ *   the record but never raise a flag: their violation is an absence, which a
+ *   lexical judge cannot see (docs/engines.md, alignment limits);
+ * - a severity from the modality's strength: never / must not / do not / may not /
+ *   cannot / shall not / "no X" / prohibited → high; should not / avoid / only →
+ *   medium; everything else → low;
+ * - the object: the clause's content terms (stemmed) without the cue words and
+ *   without words that name the assistant itself;
+ * - a limit, when the clause bounds a quantity of time ("within 30 days", "older
+ *   than 30 days", "more than 2 weeks"): then only an output quantity beyond the
+ *   limit is a violation.
+ */
+import { sentences, stem } from '../reliability/text.js'
+import { normalisedWords } from './embed.js'
+
+export type Modality = 'prohibition' | 'restriction' | 'obligation'
+export type Severity = 'high' | 'medium' | 'low'
+
+export interface Rule {
+  /** The sentence or clause as written: the flag's policy_excerpt. */
+  text: string
+  /** Where it came from: a document id, or 'description'. */
+  source: string
+  chunk_index: number
+  modality: Modality
+  severity: Severity
+  /** Stemmed content terms of what the rule is about. */
+  object: string[]
+  /** The first content word after the cue ("promise", "diagnose", "reveal"): what the rule forbids doing. */
+  head: string
+  /** An upper bound of time in days, when the clause has one. */
+  limitDays: number | null
+}
+
+const HIGH = /\b(must not|mustn't|must never|shall not|shan't|may not|never|do not|don't|does not|doesn't|cannot|can't|can not|is not allowed to|are not allowed to|not permitted to|is prohibited|are prohibited|prohibited from|forbidden)\b/i
+const MEDIUM = /\b(should not|shouldn't|should never|avoid|refrain from)\b/i
+const NO_X = /^(?:[-*\d.)\s]*)no\s+[a-z]/i
+const ONLY = /\bonly\b/i
+const OBLIGATION = /\b(must|always|is required to|are required to|shall)\b/i
+
+/** Words that name the one being instructed, not what the rule is about. */
+const SELF = new Set(['assistant', 'agent', 'bot', 'chatbot', 'ai', 'model', 'system', 'it', 'we', 'you'].map(stem))
+const CUE_WORDS = new Set(
+  ['must', 'never', 'shall', 'may', 'should', 'avoid', 'refrain', 'only', 'always', 'required', 'allowed', 'permitted', 'prohibited', 'forbidden', 'cannot', 'ever', 'any', 'instead'].map(stem),
+)
+
+const UNIT_DAYS: Record<string, number> = { day: 1, days: 1, week: 7, weeks: 7, month: 30, months: 30, year: 365, years: 365 }
+const NUMBER_WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, twelve: 12, fourteen: 14, thirty: 30, sixty: 60, ninety: 90 }
+
+/** Quantities of time in a text, in days ("45 days", "two months", "30-day"). */
+export function durationsInDays(text: string): number[] {
+  const out: number[] = []
+  for (const m of text.toLowerCase().matchAll(/\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|thirty|sixty|ninety)[\s-]+(days?|weeks?|months?|years?)\b/g)) {
+    const n = NUMBER_WORDS[m[1]!] ?? Number(m[1])
+    out.push(n * UNIT_DAYS[m[2]!]!)
+  }
+  return out
+}
+
+const LIMIT = /\b(?:within|older than|more than|longer than|after|over|up to|at most|beyond|past)\s+(?:the\s+)?(?:first\s+)?(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fourteen|thirty|sixty|ninety)[\s-]+(days?|weeks?|months?|years?)\b/i
+
+function limitOf(clause: string): number | null {
+  const m = LIMIT.exec(clause)
+  if (!m) return null
+  const n = NUMBER_WORDS[m[1]!.toLowerCase()] ?? Number(m[1])
+  return n * UNIT_DAYS[m[2]!.toLowerCase()]!
+}
+
+function modalityOf(clause: string): { modality: Modality; severity: Severity; cueEnd: number } | null {
+  const hi = HIGH.exec(clause)
+  if (hi) return { modality: 'prohibition', severity: 'high', cueEnd: hi.index + hi[0].length }
+  const med = MEDIUM.exec(clause)
+  if (med) return { modality: 'prohibition', severity: 'medium', cueEnd: med.index + med[0].length }
+  if (NO_X.test(clause)) return { modality: 'prohibition', severity: 'high', cueEnd: clause.toLowerCase().indexOf('no') + 2 }
+  const only = ONLY.exec(clause)
+  if (only) return { modality: 'restriction', severity: 'medium', cueEnd: only.index + only[0].length }
+  const ob = OBLIGATION.exec(clause)
+  if (ob) return { modality: 'obligation', severity: 'low', cueEnd: ob.index + ob[0].length }
+  return null
+}
+
+/** The rules stated in a passage (or the description). */
+export function extractRules(text: string, source: string, chunkIndex = -1): Rule[] {
+  const rules: Rule[] = []
+  // HTML that slipped through, Markdown list markers and emphasis are not words of the rule.
+  const clean = text.replace(/<[^>]+>/g, ' ').replace(/[*_`]+/g, '')
+  for (const sentence of sentences(clean)) {
+    for (const clause of sentence.split(/;\s+/)) {
+      const c = clause.replace(/^[-*\d.)\s]+/, '').trim()
+      if (c.length < 8) continue
+      const m = modalityOf(c)
+      if (!m) continue
+      const limitDays = limitOf(c)
+      const object = [...new Set(normalisedWords(c).filter((w) => !SELF.has(w) && !CUE_WORDS.has(w) && !(limitDays !== null && /^\d/.test(w))))]
+      if (object.length === 0) continue
+      const after = normalisedWords(c.slice(m.cueEnd)).filter((w) => !CUE_WORDS.has(w) && !SELF.has(w))
+      rules.push({ text: c.replace(/\s+/g, ' '), source, chunk_index: chunkIndex, modality: m.modality, severity: m.severity, object, head: after[0] ?? '', limitDays })
+    }
+  }
+  return rules
+}

@@ -1,0 +1,3 @@
+import { alignmentSuite } from './alignment-suite.js'
+
+alignmentSuite('embedded')
