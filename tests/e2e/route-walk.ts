@@ -87,11 +87,9 @@ export async function walkAllRoutes(apiUrl: string, auth: Record<string, string>
     { route: 'listAlignmentFlags', query: '?include_unclear=true', status: 200, check: (b) => expect(Array.isArray(b.flags)).toBe(true) },
     { route: 'alignmentByUser', status: 200, check: (b) => expect(Array.isArray(b.users)).toBe(true) },
     { route: 'deleteAlignmentDoc', params: { doc_id: '$doc_id' }, status: 204 },
-    // @anchor alignment-routes
     { route: 'codingAgentUsage', query: '?period=week', status: 200, check: (b) => expect(Array.isArray(b.employees)).toBe(true) },
     { route: 'codingAgentCommits', query: '?limit=10', status: 200, check: (b) => expect(Array.isArray(b.commits)).toBe(true) },
     { route: 'codingAgentTopFiles', query: '?period=month&limit=5', status: 200, check: (b) => expect(Array.isArray(b.files)).toBe(true) },
-    // @anchor coding-agent-routes
     { route: 'removeMember', params: { user_id: '$user_id' }, status: 204 },
     { route: 'deleteWorkspace', params: { ws_id: '$ws_id' }, status: 204 },
     // Last: afterwards the caller is admin.

@@ -52,7 +52,6 @@ export async function startAll(config: Config, log: Logger): Promise<RunningStac
     closers.push(() => engines.close())
     const codingAgent = await startCodingAgent({ bus, store, log })
     closers.push(() => codingAgent.close())
-    // @anchor coding-agent-service
     const ingest = await startIngest({ bus, control, cache, config, log })
     closers.push(() => ingest.close())
     const api = await startApi({ store, control, cache, config, log, bus })

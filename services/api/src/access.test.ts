@@ -216,11 +216,9 @@ describe('the access table', () => {
       [`DELETE ${W}/alignment/docs/:doc_id`]: 'admin',
       [`GET ${W}/alignment/flags`]: 'viewer',
       [`GET ${W}/alignment/by-user`]: 'viewer',
-      // @anchor alignment-routes
       [`GET ${W}/coding-agent/usage`]: 'viewer',
       [`GET ${W}/coding-agent/commits`]: 'viewer',
       [`GET ${W}/coding-agent/top-files`]: 'viewer',
-      // @anchor coding-agent-routes
     })
   })
 })

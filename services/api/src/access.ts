@@ -95,11 +95,9 @@ export const ROUTES = {
   deleteAlignmentDoc: { method: 'DELETE', path: `${WS}/alignment/docs/:doc_id`, role: 'admin', scope: 'workspace-slug' },
   listAlignmentFlags: { method: 'GET', path: `${WS}/alignment/flags`, role: 'viewer', scope: 'workspace-slug' },
   alignmentByUser: { method: 'GET', path: `${WS}/alignment/by-user`, role: 'viewer', scope: 'workspace-slug' },
-  // @anchor alignment-routes
   codingAgentUsage: { method: 'GET', path: `${WS}/coding-agent/usage`, role: 'viewer', scope: 'workspace-slug' },
   codingAgentCommits: { method: 'GET', path: `${WS}/coding-agent/commits`, role: 'viewer', scope: 'workspace-slug' },
   codingAgentTopFiles: { method: 'GET', path: `${WS}/coding-agent/top-files`, role: 'viewer', scope: 'workspace-slug' },
-  // @anchor coding-agent-routes
 } as const satisfies Record<string, RouteSpec>
 
 export interface Target {

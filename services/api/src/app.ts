@@ -78,12 +78,9 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   app.route('/', traceRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
   app.route('/', engineOutputRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
   app.route('/', alignmentRoutes({ store, control: deps.control, bus: deps.bus, maxDocBytes: deps.alignmentMaxDocBytes }))
-  // @anchor alignment-routes
   app.route('/', codingAgentRoutes(store, state))
-  // @anchor coding-agent-routes
   // Public, like /health: outside /v1/*, where authenticate() runs.
   app.route('/', openApiRoutes())
-  // @anchor openapi-routes
   app.onError(jsonErrorHandler(log))
   app.notFound(jsonNotFound)
   return app

@@ -89,8 +89,6 @@ export const ConfigSchema = z
     // Alignment: policy passages fetched per output sentence, and the largest policy document accepted (bytes).
     SVC_ALIGNMENT_TOP_K: positiveInt.default(3),
     SVC_ALIGNMENT_MAX_DOC_BYTES: positiveInt.default(10 * 1024 * 1024),
-    // @anchor alignment-config
-    // @anchor coding-agent-config
 
     SVC_INIT_ORG_SLUG: optionalString,
     SVC_INIT_WORKSPACE_SLUG: optionalString,

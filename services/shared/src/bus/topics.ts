@@ -17,12 +17,10 @@ export const TOPICS = {
   engineResults: 'engine.results.v1',
   /** AlignmentDocument (alignment-document.v1.avsc), key workspace_id:doc_id: uploaded policy documents, chunked and embedded by the document worker. */
   alignmentDocuments: 'alignment.documents.v1',
-  // @anchor alignment-topics
   /** CodingAgentMetricPoint (coding-agent-metric.v1.avsc), key workspace_id:session. Written by ingest, read by the coding-agent consumer. */
   codingAgentMetrics: 'coding-agent.metrics.v1',
   /** CodingAgentEvent (coding-agent-event.v1.avsc), key workspace_id:session: OTLP log records and activity records of coding agents. */
   codingAgentEvents: 'coding-agent.events.v1',
-  // @anchor coding-agent-topics
 } as const
 
 /** Consumer groups of the assembler: spans.raw.v1 -> spans_v1, spans.raw.v1.dlq -> dead_letters_v1. */
@@ -31,9 +29,7 @@ export const GROUPS = {
   deadLetterSink: 'dead-letter-sink',
   engineResultsSink: 'engine-results-sink',
   alignmentDocuments: 'alignment-documents',
-  // @anchor alignment-groups
   codingAgent: 'coding-agent',
-  // @anchor coding-agent-groups
 } as const
 
 /** Each engine's workers form their own consumer group, so engines progress (and scale) independently. */
@@ -80,10 +76,8 @@ export function allTopicSpecs(opts: { partitions: number; replicationFactor: num
     { name: TOPICS.budgetAlerts, partitions: 1, replicationFactor },
     { name: TOPICS.engineResults, partitions, replicationFactor },
     { name: TOPICS.alignmentDocuments, partitions, replicationFactor },
-    // @anchor alignment-topic-specs
     { name: TOPICS.codingAgentMetrics, partitions, replicationFactor },
     { name: TOPICS.codingAgentEvents, partitions, replicationFactor },
-    // @anchor coding-agent-topic-specs
     ...TRACE_ENGINES.map((e) => ({ name: engineJobsTopic(e), partitions, replicationFactor })),
     ...TRACE_ENGINES.map((e) => ({ name: engineJobsDlqTopic(e), partitions: 1, replicationFactor })),
   ]
