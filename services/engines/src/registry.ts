@@ -11,6 +11,7 @@ import { crosscheckClaims } from './crosscheck/index.js'
 import { decisionTrace } from './decision-trace/index.js'
 import { decomposition } from './decomposition/index.js'
 import { llmContentReliability } from './llm/reliability.js'
+import { llmAlignment } from './llm/alignment.js'
 import { llmDecomposition } from './llm/decomposition.js'
 import { correlationFindings, savingsFindings } from './optimization/index.js'
 import type { LlmClient } from './llm/client.js'
@@ -114,7 +115,14 @@ const defs: EngineDefinition[] = [
     name: 'alignment',
     version: ALIGNMENT_VERSION,
     async run(view, ctx) {
-      const result = await alignment(view, ctx.alignmentPolicy ?? { enabled: false, description: '' }, ctx.searchPolicy ?? (async (texts) => texts.map(() => [])))
+      const policy = ctx.alignmentPolicy ?? { enabled: false, description: '' }
+      const search = ctx.searchPolicy ?? (async (texts: string[]) => texts.map(() => []))
+      if (ctx.llm && policy.enabled) {
+        const { client, usage } = counting(ctx.llm)
+        const result = await llmAlignment(view, policy, search, client)
+        return { payload: { ...result }, mode: 'llm', usage, extras: { flags: result.flags } }
+      }
+      const result = await alignment(view, policy, search)
       // The flags also land in alignment_flags_v1 (result-sink.ts), which GET .../alignment/flags and /by-user read.
       return { payload: { ...result }, mode: 'deterministic', extras: { flags: result.flags } }
     },
