@@ -151,11 +151,12 @@ export function withDeltas(points: Array<{ row: MetricRow; monotonic: boolean }>
 }
 
 /** The earliest time of each series in a batch: the stored previous point must be older than it. */
-export function firstTimes(rows: MetricRow[]): Map<string, string> {
-  const first = new Map<string, string>()
+/** Each series' earliest point in a batch (its metric name locates it in the sort key). */
+export function firstTimes(rows: MetricRow[]): Map<string, { metricName: string; timeNs: string }> {
+  const first = new Map<string, { metricName: string; timeNs: string }>()
   for (const r of rows) {
     const t = first.get(r.series_id)
-    if (t === undefined || BigInt(r.time_ns) < BigInt(t)) first.set(r.series_id, r.time_ns)
+    if (t === undefined || BigInt(r.time_ns) < BigInt(t.timeNs)) first.set(r.series_id, { metricName: r.metric_name, timeNs: r.time_ns })
   }
   return first
 }

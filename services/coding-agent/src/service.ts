@@ -20,7 +20,8 @@ export async function startCodingAgent(deps: CodingAgentDeps): Promise<{ close()
     group: GROUPS.codingAgent,
     topics: [TOPICS.codingAgentMetrics, TOPICS.codingAgentEvents],
     fromBeginning: true,
-    maxBatchRecords: 5000,
+    // Large batches: each costs one previous-point lookup and four inserts whatever its size.
+    maxBatchRecords: 20_000,
     onBatch: codingAgentBatchHandler(deps.store, log),
   })
   await sub.ready

@@ -41,16 +41,22 @@ export async function insertCodingAgentRows(
  * batch's first point of that series): what a cumulative point is converted
  * against. Copies of a point are identical, so argMax over them is exact.
  */
-export async function previousPoints(store: Store, workspaceId: string, firstTimes: Map<string, string>): Promise<Map<string, { value: number; count: number }>> {
+export async function previousPoints(
+  store: Store,
+  workspaceId: string,
+  firstTimes: Map<string, { metricName: string; timeNs: string }>,
+): Promise<Map<string, { value: number; count: number }>> {
   if (firstTimes.size === 0) return new Map()
   const ids = [...firstTimes.keys()]
+  // metric_name and series_id follow workspace_id in the sort key: with both bounded the
+  // lookup reads the granules of these series only, not every point of the workspace.
   const rows = await store.query<{ series_id: string; value: number; count: number }>(
     `SELECT series_id, argMax(value, time_ns) AS value, argMax(count, time_ns) AS count
 FROM coding_agent_metrics_v1
-WHERE workspace_id = {ws:String} AND series_id IN {ids:Array(String)}
+WHERE workspace_id = {ws:String} AND metric_name IN {names:Array(String)} AND series_id IN {ids:Array(String)}
   AND time_ns < toUInt64OrZero(arrayElement({times:Array(String)}, indexOf({ids:Array(String)}, series_id)))
 GROUP BY series_id`,
-    { ws: workspaceId, ids, times: ids.map((id) => firstTimes.get(id)!) },
+    { ws: workspaceId, names: [...new Set(ids.map((id) => firstTimes.get(id)!.metricName))], ids, times: ids.map((id) => firstTimes.get(id)!.timeNs) },
     { tag: 'coding-agent.previous-points' },
   )
   return new Map(rows.map((r) => [r.series_id, { value: Number(r.value), count: Number(r.count) }]))
