@@ -73,6 +73,18 @@ export function endUserOf(view: TraceView): string {
 
 export const outputSentences = (text: string) => sentences(text.replace(/[*_`#>]+/g, ' ')).filter((s) => /[a-z]{2}/i.test(s)).slice(0, MAX_SENTENCES)
 
+/**
+ * What both judges (this one and the LLM's, llm/alignment.ts) do first: nothing to
+ * check without an enabled policy or an output; else the output's sentences.
+ */
+export function beginAlignment(traceId: string, output: string, policy: AlignmentPolicy): { done: AlignmentResult } | { base: Omit<AlignmentResult, 'note'>; sents: string[] } {
+  const base = { trace_id: traceId, policy_enabled: policy.enabled, sentences_checked: 0, passages_used: 0, flags: [] as AlignmentFlag[] }
+  if (!policy.enabled) return { done: { ...base, note: 'The alignment policy is not enabled for this workspace: nothing was checked.' } }
+  const sents = outputSentences(output)
+  if (sents.length === 0) return { done: { ...base, note: 'The trace has no final output to check.' } }
+  return { base, sents }
+}
+
 const flagId = (traceId: string, sentence: string, rule: Rule) =>
   createHash('sha256').update(`${traceId}\n${sentence}\n${rule.source}\n${rule.text}`).digest('hex').slice(0, 24)
 
@@ -87,10 +99,9 @@ export async function alignOutput(
   search: (texts: string[], k: number) => Promise<PolicyPassage[][]>,
   endUser = '',
 ): Promise<AlignmentResult> {
-  const base = { trace_id: traceId, policy_enabled: policy.enabled, sentences_checked: 0, passages_used: 0, flags: [] as AlignmentFlag[] }
-  if (!policy.enabled) return { ...base, note: 'The alignment policy is not enabled for this workspace: nothing was checked.' }
-  const sents = outputSentences(output)
-  if (sents.length === 0) return { ...base, note: 'The trace has no final output to check.' }
+  const start = beginAlignment(traceId, output, policy)
+  if ('done' in start) return start.done
+  const { base, sents } = start
   const described = extractRules(policy.description, 'description')
   const hits = await search(sents, TOP_K)
   const rulesOf = new Map<string, Rule[]>()

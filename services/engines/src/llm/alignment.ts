@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import { finalOutput } from '../reliability/evidence.js'
 import type { TraceView } from '../trace-view.js'
-import { ALIGNMENT_VERSION, endUserOf, outputSentences, TOP_K, UNCLEAR_BELOW, type AlignmentFlag, type AlignmentPolicy, type AlignmentResult, type PolicyPassage } from '../alignment/index.js'
+import { beginAlignment, endUserOf, TOP_K, UNCLEAR_BELOW, type AlignmentFlag, type AlignmentPolicy, type AlignmentResult, type PolicyPassage } from '../alignment/index.js'
 import type { LlmClient } from './client.js'
 import { clamp01, clip, numbered, oneLine, pick } from './prompt.js'
 
@@ -48,10 +48,9 @@ export async function llmAlignOutput(
   client: LlmClient,
   endUser = '',
 ): Promise<AlignmentResult> {
-  const base = { trace_id: traceId, policy_enabled: policy.enabled, sentences_checked: 0, passages_used: 0, flags: [] as AlignmentFlag[] }
-  if (!policy.enabled) return { ...base, note: 'The alignment policy is not enabled for this workspace: nothing was checked.' }
-  const sents = outputSentences(output)
-  if (sents.length === 0) return { ...base, note: 'The trace has no final output to check.' }
+  const start = beginAlignment(traceId, output, policy)
+  if ('done' in start) return start.done
+  const { base, sents } = start
 
   // The passages relevant to any sentence, most similar first, each once.
   const byKey = new Map<string, PolicyPassage>()
@@ -107,4 +106,3 @@ export async function llmAlignment(view: TraceView, policy: AlignmentPolicy, sea
   return llmAlignOutput(view.trace_id, finalOutput(view)?.text ?? '', policy, search, client, endUserOf(view))
 }
 
-export const LLM_ALIGNMENT_VERSION = `${ALIGNMENT_VERSION}+llm`

@@ -1,0 +1,134 @@
+/**
+ * The life of an ingest request, shared by every ingest route (traces, and the
+ * coding-agent metrics, logs and activity): admission against the in-flight
+ * budget -> body -> the route's decoder -> produce. The 202 is sent only after
+ * the records (and the dead letters of rejected items) are durable on the bus, so
+ * an acknowledged record is never lost; when the bus does not acknowledge, the
+ * answer is 503 and the exporter retries the same batch (duplicates are possible,
+ * losses are not).
+ */
+import type { Context } from 'hono'
+import { deadLetterV1, type DeadLetterRecord } from '@svc/shared/bus/records'
+import { TOPICS } from '@svc/shared/bus/topics'
+import type { Bus, OutgoingRecord } from '@svc/shared/bus/types'
+import type { ControlState } from '@svc/shared/control/state'
+import { HttpError } from '@svc/shared/http/errors'
+import type { Logger } from '@svc/shared/log'
+import { readJsonBody } from '../body.js'
+import type { IngestMetrics } from '../metrics.js'
+import { apiKeyPrincipal, type ApiKeyPrincipal } from '../middleware/api-key.js'
+import { unavailable, type InflightBudget } from '../middleware/backpressure.js'
+import type { RejectedItem } from '../otlp/metrics.js'
+
+export interface IngestRouteDeps {
+  bus: Bus
+  state: ControlState
+  budget: InflightBudget
+  metrics: IngestMetrics
+  log: Logger
+  maxBodyBytes: number
+  /** How long to wait for the bus to acknowledge before answering 503. */
+  produceTimeoutMs: number
+  onKeyUsed?: (keyId: string) => void
+}
+
+/** Records per produce call: keeps one Kafka request (and one embedded-log append) bounded. */
+export const PRODUCE_CHUNK = 5000
+/** Dead-letter payloads are cut here; the reason says what was wrong, the payload is for a human to look at. */
+export const DEAD_LETTER_PAYLOAD_MAX_BYTES = 64 * 1024
+
+/** What a route writes for one request: the records per topic, what it rejected, and the 202 body's names. */
+export interface Prepared {
+  records: Array<{ topic: string; records: OutgoingRecord[] }>
+  rejected: RejectedItem[]
+  accepted: number
+  /** Names in the 202 body, e.g. accepted_spans, accepted_data_points. */
+  noun: string
+  /** The OTLP partialSuccess field counting rejected items (rejectedSpans, rejectedDataPoints, rejectedLogRecords). */
+  partialField: string
+  /** Counts the route keeps in /metrics, once the records are durable. */
+  onStored?(metrics: IngestMetrics): void
+}
+
+/** Decodes a request body (a 400 is thrown as badRequest). */
+export type Preparer = (body: unknown, p: ApiKeyPrincipal, receivedAtMs: number, deps: IngestRouteDeps) => Prepared
+
+/** `source` names the route in dead letters (ingest.otlp, ingest.coding-agent.metrics, ...). */
+export function acceptHandler(deps: IngestRouteDeps, prepare: Preparer, source: string) {
+  const { bus, budget, metrics, log } = deps
+  return async (c: Context) => {
+    metrics.requests++
+    const principal = apiKeyPrincipal(c)
+    // Charge the wire size before reading so a flood of uploads is refused up front;
+    // re-charged with the decompressed size once known.
+    const declared = Number(c.req.header('content-length'))
+    const reservation = budget.reserve(Number.isFinite(declared) && declared > 0 ? Math.min(declared, deps.maxBodyBytes) : 0)
+    if (!reservation) {
+      metrics.throttled_requests++
+      throw unavailable(budget.isClosing ? 'ingest is shutting down; retry' : 'ingest is at capacity; retry shortly')
+    }
+    let handedOff = false
+    try {
+      const body = await readJsonBody(c, { maxBytes: deps.maxBodyBytes })
+      if (!reservation.resize(body.bytes)) {
+        metrics.throttled_requests++
+        throw unavailable('ingest is at capacity; retry shortly')
+      }
+      const receivedAtMs = Date.now()
+      const prepared = prepare(body.value, principal, receivedAtMs, deps)
+      const deadLetters: OutgoingRecord[] = prepared.rejected.map((r) => ({ key: principal.workspace_id, value: deadLetterV1.encode(deadLetter(r, principal, source, receivedAtMs)) }))
+      const calls: Promise<unknown>[] = []
+      for (const { topic, records } of [...prepared.records, { topic: TOPICS.spansRawDlq, records: deadLetters }])
+        for (let i = 0; i < records.length; i += PRODUCE_CHUNK) calls.push(bus.produce(topic, records.slice(i, i + PRODUCE_CHUNK)))
+      // The bytes stay charged until every produce call settles, even if we stop waiting for them.
+      handedOff = true
+      void Promise.allSettled(calls).then(reservation.release)
+      try {
+        await withTimeout(Promise.all(calls), deps.produceTimeoutMs)
+      } catch (err) {
+        metrics.produce_failures++
+        log.warn({ err, source, records: prepared.accepted, dead_letters: deadLetters.length, workspace_id: principal.workspace_id }, 'bus did not acknowledge the records; answering 503')
+        throw unavailable('the records could not be stored; retry')
+      }
+      metrics.dead_lettered += deadLetters.length
+      prepared.onStored?.(metrics)
+      const out: Record<string, unknown> = { [`accepted_${prepared.noun}`]: prepared.accepted, [`rejected_${prepared.noun}`]: prepared.rejected.length }
+      // partialSuccess is the OTLP Export*ServiceResponse field exporters log (int64 -> string in JSON).
+      if (prepared.rejected.length) out.partialSuccess = { [prepared.partialField]: String(prepared.rejected.length), errorMessage: summarize(prepared.rejected) }
+      return c.json(out, 202)
+    } catch (err) {
+      if (err instanceof HttpError && err.status === 400) metrics.malformed_requests++
+      throw err
+    } finally {
+      if (!handedOff) reservation.release()
+    }
+  }
+}
+
+function deadLetter(r: RejectedItem, p: { org_id: string; workspace_id: string }, source: string, receivedAtMs: number): DeadLetterRecord {
+  return { org_id: p.org_id, workspace_id: p.workspace_id, source, reason: r.reason, payload: truncateUtf8(JSON.stringify(r.item) ?? 'null', DEAD_LETTER_PAYLOAD_MAX_BYTES), received_at_ms: receivedAtMs }
+}
+
+/** Cuts a string to at most `maxBytes` of UTF-8 without leaving half a character. */
+export function truncateUtf8(s: string, maxBytes: number): string {
+  if (s.length * 3 <= maxBytes) return s
+  const buf = Buffer.from(s, 'utf8')
+  if (buf.length <= maxBytes) return s
+  let end = maxBytes
+  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end-- // back off to a character boundary
+  return buf.subarray(0, end).toString('utf8')
+}
+
+function summarize(rejected: RejectedItem[]): string {
+  const reasons = [...new Set(rejected.map((r) => r.reason))]
+  const shown = reasons.slice(0, 3).join('; ')
+  return reasons.length > 3 ? `${shown}; and ${reasons.length - 3} more reasons` : shown
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`bus produce did not settle within ${ms} ms`)), ms)
+  })
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer))
+}
