@@ -26,17 +26,17 @@
  *
  * The load generator shares the machine's cores with the service.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { Agent, request } from 'node:http'
-import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '@svc/shared/config'
 import { createLogger } from '@svc/shared/log'
 import { createStore } from '@svc/shared/store/index'
-import { exited, freePort, REPO_ROOT, spawnAllInOne, waitForHealth } from '../support/process.js'
+import { exited, spawnAllInOne, waitForHealth } from '../support/process.js'
 import { busCeiling, type Sample } from './ceilings.js'
 import { addTotals, caClickhouseCeiling, caSample, makeLoad, TOTAL_KEYS, zeroTotals, type CaBody, type Totals } from './coding-agent-load.js'
 import { fmt, peakRssMb, progress, summarize, table } from './stats.js'
+import { benchServiceEnv } from './service-env.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -65,23 +65,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 async function run() {
   process.stdout.write(`\n== coding-agent, ${MODE} mode ==\n`)
-  const env: Record<string, string> = {
-    SVC_BUS: MODE,
-    SVC_DATA_DIR: mkdtempSync(join(REPO_ROOT, '.bench-data-')),
-    SVC_HOST: '127.0.0.1',
-    SVC_INIT_ORG_SLUG: 'bench', SVC_INIT_WORKSPACE_SLUG: 'bench', SVC_INIT_API_KEY: KEY, SVC_INIT_USER_PASSWORD: 'bench-password',
-    SVC_QUIET_BOOTSTRAP: 'true', LOG_LEVEL: 'warn',
-  }
-  let stopServices: () => Promise<void> = async () => {}
-  if (MODE === 'kafka') {
-    const { provideKafka, provideRedis } = await import('../support/services.js')
-    progress('starting Kafka and Redis (or using KAFKA_BROKERS / REDIS_URL)')
-    const [kafka, redis] = await Promise.all([provideKafka(), provideRedis()])
-    Object.assign(env, { KAFKA_BROKERS: kafka.brokers, REDIS_URL: redis.url, KAFKA_TOPIC_PREFIX: `bench${Date.now()}.` })
-    stopServices = async () => { await kafka.stop(); await redis.stop() }
-  }
-  const [ingestPort, apiPort] = [await freePort(), await freePort()]
-  Object.assign(env, { SVC_INGEST_PORT: String(ingestPort), SVC_API_PORT: String(apiPort) })
+  const { env, stopServices, ingestPort, apiPort } = await benchServiceEnv(MODE, KEY)
   const ingestBase = `http://127.0.0.1:${ingestPort}`
   const apiUrl = `http://127.0.0.1:${apiPort}`
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY + 4 })

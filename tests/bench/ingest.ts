@@ -13,14 +13,14 @@
  * The load generator shares the machine's cores with the service; the numbers are
  * for the whole machine, as an operator running both would see them.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { Agent, request } from 'node:http'
-import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { exited, freePort, REPO_ROOT, spawnAllInOne, spawnService, waitForHealth } from '../support/process.js'
+import { exited, freePort, spawnAllInOne, spawnService, waitForHealth } from '../support/process.js'
 import { agentTrace, otlpEnvelope } from '../support/traces.js'
 import { busCeiling, clickhouseCeiling, sampleRecords } from './ceilings.js'
 import { fmt, peakRssMb, progress, summarize, table } from './stats.js'
+import { benchServiceEnv } from './service-env.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -55,23 +55,7 @@ function makeBodies(count: number): Body[] {
 
 async function runMode(mode: 'embedded' | 'kafka') {
   process.stdout.write(`\n== ${mode} mode ==\n`)
-  const env: Record<string, string> = {
-    SVC_BUS: mode,
-    SVC_DATA_DIR: mkdtempSync(join(REPO_ROOT, '.bench-data-')),
-    SVC_HOST: '127.0.0.1',
-    SVC_INIT_ORG_SLUG: 'bench', SVC_INIT_WORKSPACE_SLUG: 'bench', SVC_INIT_API_KEY: KEY, SVC_INIT_USER_PASSWORD: 'bench-password',
-    SVC_QUIET_BOOTSTRAP: 'true', LOG_LEVEL: 'warn',
-  }
-  let stopServices: () => Promise<void> = async () => {}
-  if (mode === 'kafka') {
-    const { provideKafka, provideRedis } = await import('../support/services.js')
-    progress('starting Kafka and Redis (or using KAFKA_BROKERS / REDIS_URL)')
-    const [kafka, redis] = await Promise.all([provideKafka(), provideRedis()])
-    Object.assign(env, { KAFKA_BROKERS: kafka.brokers, REDIS_URL: redis.url, KAFKA_TOPIC_PREFIX: `bench${Date.now()}.` })
-    stopServices = async () => { await kafka.stop(); await redis.stop() }
-  }
-  const [ingestPort, apiPort] = [await freePort(), await freePort()]
-  Object.assign(env, { SVC_INGEST_PORT: String(ingestPort), SVC_API_PORT: String(apiPort) })
+  const { env, stopServices, ingestPort, apiPort } = await benchServiceEnv(mode, KEY)
   const INGEST_PROCESSES = mode === 'kafka' ? Number(args['ingest-processes']) : 0
   const ingestPorts = INGEST_PROCESSES > 0 ? await Promise.all(Array.from({ length: INGEST_PROCESSES }, () => freePort())) : [ingestPort]
   const ingestUrls = ingestPorts.map((p) => `http://127.0.0.1:${p}/v1/traces`)

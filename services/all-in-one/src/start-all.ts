@@ -48,7 +48,7 @@ export async function startAll(config: Config, log: Logger): Promise<RunningStac
     const generated = await bootstrapIdentity({ control, cache, config, log })
     const assembler = await startAssembler({ bus, store, control, cache, config, log })
     closers.push(() => assembler.close())
-    const engines = await startEngines({ bus, store, control, cache, config, log })
+    const engines = await startEngines({ bus, store, control, cache, config, log, hotPathBusy: assembler.busy })
     closers.push(() => engines.close())
     const codingAgent = await startCodingAgent({ bus, store, log })
     closers.push(() => codingAgent.close())

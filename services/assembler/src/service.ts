@@ -1,6 +1,6 @@
 import type { Logger } from '@svc/shared/log'
 import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
-import type { Bus, Subscription } from '@svc/shared/bus/types'
+import type { Bus, ConsumedRecord, Subscription } from '@svc/shared/bus/types'
 import type { Cache } from '@svc/shared/cache/types'
 import type { Config } from '@svc/shared/config'
 import type { ControlState } from '@svc/shared/control/state'
@@ -56,6 +56,52 @@ export interface AssemblerDeps {
   log: Logger
 }
 
+/** Share of the last second the assembler spent on span batches above which the hot path counts as busy. */
+const BUSY_SHARE = 0.1
+
+/**
+ * Whether assembly is loaded: the share of recent wall time spent handling span
+ * batches (a duty cycle, so it is independent of batch sizes and partitions).
+ * Processes that run other consumers beside the assembler (the all-in-one) let
+ * them wait while it is, so background analysis never slows the path from
+ * accepted to listed.
+ */
+function hotPathLoad() {
+  let windowStart = Date.now()
+  let busyMs = 0
+  let share = 0
+  let running = 0
+  let runningSince = 0
+  const roll = (now: number) => {
+    if (now - windowStart < 1000) return
+    if (running) busyMs += now - runningSince
+    runningSince = now
+    share = busyMs / (now - windowStart)
+    windowStart = now
+    busyMs = 0
+  }
+  return {
+    observe<A extends unknown[]>(handler: (records: ConsumedRecord[], ...rest: A) => Promise<void>) {
+      return async (records: ConsumedRecord[], ...rest: A) => {
+        const start = Date.now()
+        roll(start)
+        if (running++ === 0) runningSince = start
+        try {
+          return await handler(records, ...rest)
+        } finally {
+          const end = Date.now()
+          if (--running === 0) busyMs += end - runningSince
+          roll(end)
+        }
+      }
+    },
+    busy: () => {
+      roll(Date.now())
+      return share >= BUSY_SHARE || (running > 0 && Date.now() - runningSince > 250)
+    },
+  }
+}
+
 /** How far back a restarted assembler looks for traces whose completion it may have missed. */
 const RECOVERY_WINDOW_MS = 6 * 3600_000
 
@@ -63,7 +109,7 @@ const RECOVERY_WINDOW_MS = 6 * 3600_000
  * The assembler: spans.raw.v1 -> spans_v1 (and, through traces_v1_mv, traces_v1),
  * quiet traces -> engine.<name>.jobs.v1, spans.raw.v1.dlq -> dead_letters_v1.
  */
-export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Promise<void>; tracker: TraceTracker; sweepRetention: RetentionSweeper['sweepOnce']; checkBudgets: BudgetWatch['checkOnce']; rollUpDrift(nowMs?: number): Promise<number> }> {
+export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Promise<void>; tracker: TraceTracker; busy(): boolean; sweepRetention: RetentionSweeper['sweepOnce']; checkBudgets: BudgetWatch['checkOnce']; rollUpDrift(nowMs?: number): Promise<number> }> {
   const { bus, store, control, config } = deps
   const log = deps.log.child({ component: 'assembler' })
   const tracker = new TraceTracker(config.SVC_TRACE_QUIET_MS)
@@ -80,13 +126,14 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
   if (recovered.length) log.info({ traces: recovered.length }, 're-armed traces whose completion was not recorded')
 
   const subs: Subscription[] = []
+  const load = hotPathLoad()
   subs.push(
     await bus.subscribe({
       group: GROUPS.assembler,
       topics: [TOPICS.spansRaw],
       fromBeginning: true,
       maxBatchRecords: config.SVC_ASSEMBLER_BATCH_ROWS,
-      onBatch: spanBatchHandler({
+      onBatch: load.observe(spanBatchHandler({
         bus,
         sink: writer,
         tracker,
@@ -101,7 +148,7 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
         reconcile: (traces) => reconcileTraceTotals(store, traces),
         // A failed commit is covered by the next one, so up to two batches can be replayed.
         replayGuardRecords: 2 * config.SVC_ASSEMBLER_BATCH_ROWS,
-      }),
+      })),
     }),
   )
   subs.push(await bus.subscribe({ group: GROUPS.deadLetterSink, topics: [TOPICS.spansRawDlq], fromBeginning: true, onBatch: deadLetterBatchHandler(store, log) }))
@@ -141,6 +188,7 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
   log.info('assembler running')
   return {
     tracker,
+    busy: load.busy,
     checkBudgets: checks.run,
     sweepRetention: sweeps.run,
     rollUpDrift: drifts.run,

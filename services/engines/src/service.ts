@@ -35,6 +35,22 @@ export interface EnginesDeps {
   cache: Cache
   config: Config
   log: Logger
+  /**
+   * True while a hot path sharing this process is behind (the all-in-one passes
+   * the assembler's): workers then hold their next batch, so analysis uses the
+   * time assembly leaves free. Standalone engine processes have no such neighbour.
+   */
+  hotPathBusy?: () => boolean
+}
+
+/** Runs the functions it is given one after another, in call order. */
+function oneAtATime() {
+  let tail: Promise<unknown> = Promise.resolve()
+  return <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn)
+    tail = run.catch(() => {})
+    return run
+  }
 }
 
 /** SVC_ENGINES: 'all', 'none', or a comma-separated list of engine names. */
@@ -60,6 +76,7 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
   const clients = orgClients({ state: control.state, master, config, log })
   const embedderOf = orgEmbedders({ state: control.state, master })
   const priors = workspacePriors(store)
+  const background = deps.hotPathBusy ? { busy: deps.hotPathBusy, lane: oneAtATime() } : undefined
   const contextFor = async (orgId: string, workspaceId: string) => ({
     orgId,
     workspaceId,
@@ -83,6 +100,7 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
           contextFor,
           retry: { attempts: config.SVC_ENGINE_RETRY_ATTEMPTS, baseDelayMs: config.SVC_ENGINE_RETRY_BASE_MS },
           concurrency: config.SVC_ENGINE_CONCURRENCY,
+          background,
           log: log.child({ engine: name }),
         }),
       )

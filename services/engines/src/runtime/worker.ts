@@ -11,7 +11,7 @@
  */
 import { engineJobFailedV1, engineResultV1, traceCompletedV1, traceKey, type TraceCompletedRecord } from '@svc/shared/bus/records'
 import { engineGroup, engineJobsDlqTopic, engineJobsTopic, TOPICS } from '@svc/shared/bus/topics'
-import type { Bus, ConsumedRecord, OutgoingRecord, Subscription } from '@svc/shared/bus/types'
+import type { BatchContext, Bus, ConsumedRecord, OutgoingRecord, Subscription } from '@svc/shared/bus/types'
 import type { ControlState } from '@svc/shared/control/state'
 import { engineAllowed } from '@svc/shared/domain/engines'
 import type { Logger } from '@svc/shared/log'
@@ -39,7 +39,16 @@ export interface WorkerDeps {
   concurrency: number
   log: Logger
   now?: () => number
+  /**
+   * Beside a hot path (the all-in-one): `busy` says when it is behind, and every
+   * engine's batches take turns in one lane, so analysis uses the time assembly
+   * leaves free rather than racing it for the cores and the store.
+   */
+  background?: { busy(): boolean; lane<T>(fn: () => Promise<T>): Promise<T> }
 }
+
+/** The longest a batch waits for a busy hot path (a Kafka consumer must not hold a batch past its session timeout). */
+const MAX_YIELD_MS = 10_000
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -66,6 +75,17 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
 }
 
 export function engineBatchHandler(deps: WorkerDeps) {
+  const analyse = batchAnalysis(deps)
+  const bg = deps.background
+  if (!bg) return (records: ConsumedRecord[]) => analyse(records)
+  return (records: ConsumedRecord[], ctx?: BatchContext) =>
+    bg.lane(async () => {
+      for (const until = Date.now() + MAX_YIELD_MS; bg.busy() && Date.now() < until && !ctx?.closing; ) await sleep(100)
+      await analyse(records)
+    })
+}
+
+function batchAnalysis(deps: WorkerDeps) {
   const { engine, state, log } = deps
   const now = deps.now ?? Date.now
   return async (records: ConsumedRecord[]): Promise<void> => {
@@ -169,7 +189,7 @@ export async function startEngineWorker(deps: WorkerDeps & { maxBatchRecords?: n
     group: engineGroup(deps.engine.name),
     topics: [engineJobsTopic(deps.engine.name)],
     fromBeginning: true,
-    maxBatchRecords: deps.maxBatchRecords ?? 200,
+    maxBatchRecords: deps.maxBatchRecords ?? 100,
     onBatch: engineBatchHandler(deps),
   })
 }
