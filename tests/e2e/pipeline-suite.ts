@@ -197,9 +197,13 @@ export function pipelineSuite(mode: BusMode) {
       await walkAllRoutes(s.apiUrl, auth, { org: 'acme', orgId, ws: 'agents', traceId: t.traceId })
     })
 
-    it('serves health, whoami, sdk-config, login and me', async () => {
+    it('serves health, whoami, sdk-config, login, me and the OpenAPI document', async () => {
       expect(await (await fetch(s.ingestUrl + '/health')).json()).toEqual({ status: 'ok' })
       expect(await (await fetch(s.apiUrl + '/health')).json()).toEqual({ status: 'ok' })
+      const openapi = (await (await fetch(s.apiUrl + '/openapi.json')).json()) as { openapi: string; paths: Record<string, unknown> }
+      expect(openapi.openapi).toBe('3.1.0')
+      expect(Object.keys(openapi.paths)).toContain('/v1/observ/orgs/{org}/workspaces/{ws}/traces')
+      expect((await fetch(s.apiUrl + '/docs')).headers.get('content-type')).toMatch(/text\/html/)
       const who = (await (await fetch(s.ingestUrl + '/v1/auth/whoami', { headers: { authorization: `Bearer ${TEST_KEY}` } })).json()) as Record<string, any>
       expect(who).toMatchObject({ organization: { slug: 'acme' }, workspace: { slug: 'agents' }, project_id: 'checkout-bot', role: 'admin' })
       const cfg = await fetch(s.ingestUrl + '/v1/workspaces/agents/sdk-config', { headers: { 'x-svc-api-key': TEST_KEY } })
