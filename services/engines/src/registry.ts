@@ -7,7 +7,7 @@
 import type { TraceEngine } from '@svc/shared/bus/topics'
 import { gradeRank, isGrade } from '@svc/shared/domain/grades'
 import { alignment, ALIGNMENT_VERSION } from './alignment/index.js'
-import { crosscheckClaims } from './crosscheck/index.js'
+import { externalCrosscheck } from './crosscheck/index.js'
 import { decisionTrace } from './decision-trace/index.js'
 import { decomposition } from './decomposition/index.js'
 import { llmContentReliability } from './llm/reliability.js'
@@ -109,7 +109,7 @@ const defs: EngineDefinition[] = [
   {
     name: 'external_crosscheck',
     version: '1',
-    run: async (view, ctx) => ({ payload: { ...(await crosscheckClaims(view, ctx.search)) }, mode: 'deterministic' }),
+    run: async (view, ctx) => ({ payload: { ...(await externalCrosscheck(view, ctx.search)) }, mode: 'deterministic' }),
   },
   {
     name: 'alignment',

@@ -127,5 +127,3 @@ export async function externalCrosscheck(
   }
 }
 
-/** The name the engine registry imports. */
-export const crosscheckClaims = externalCrosscheck

@@ -52,13 +52,6 @@ export type TraceEngine = (typeof TRACE_ENGINES)[number]
 export const ENGINE_NAMES = [...TRACE_ENGINES, 'fleet_monitor'] as const
 export type EngineName = (typeof ENGINE_NAMES)[number]
 
-/**
- * Trace engines whose workers are not built yet: no job is emitted for them and
- * ingestion health does not list them; their switch is still stored and shown.
- * (Empty since alignment got its worker.)
- */
-export const ENGINES_WITHOUT_WORKERS: ReadonlySet<TraceEngine> = new Set([])
-
 /** Engines that are off until a workspace turns them on. */
 export const ENGINES_OFF_BY_DEFAULT: ReadonlySet<EngineName> = new Set(['external_crosscheck'])
 

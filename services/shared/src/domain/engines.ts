@@ -1,4 +1,4 @@
-import { ENGINES_OFF_BY_DEFAULT, ENGINES_WITHOUT_WORKERS, TRACE_ENGINES, type EngineName, type TraceEngine } from '../bus/topics.js'
+import { ENGINES_OFF_BY_DEFAULT, TRACE_ENGINES, type EngineName, type TraceEngine } from '../bus/topics.js'
 
 /**
  * A workspace's engine switches as stored (name -> boolean). A name missing from the
@@ -28,7 +28,7 @@ export function engineAllowed(state: EngineGateState, workspaceId: string, name:
   return orgId === undefined || state.orgs.get(orgId)?.engine_gates[name] !== false
 }
 
-/** The trace engines that get jobs for a workspace: allowed, and with workers to run them. */
+/** The trace engines that get jobs for a workspace. */
 export function enabledTraceEngines(state: EngineGateState, workspaceId: string): TraceEngine[] {
-  return TRACE_ENGINES.filter((e) => !ENGINES_WITHOUT_WORKERS.has(e) && engineAllowed(state, workspaceId, e))
+  return TRACE_ENGINES.filter((e) => engineAllowed(state, workspaceId, e))
 }
