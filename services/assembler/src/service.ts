@@ -1,3 +1,4 @@
+import { oneAtATime } from '@svc/shared/concurrency'
 import type { Logger } from '@svc/shared/log'
 import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
 import type { Bus, ConsumedRecord, Subscription } from '@svc/shared/bus/types'
@@ -29,19 +30,15 @@ type BudgetWatch = ReturnType<typeof budgetWatch>
  * for the one before it, and a failed run (logged) does not stop the next.
  */
 function periodic<T>(job: (nowMs?: number) => Promise<T>, everyMs: number, log: Logger, what: string) {
-  let tail: Promise<unknown> = Promise.resolve()
-  const run = (nowMs?: number): Promise<T> => {
-    const next = tail.then(() => job(nowMs))
-    tail = next.catch(() => {})
-    return next
-  }
+  const queue = oneAtATime()
+  const run = (nowMs?: number): Promise<T> => queue(() => job(nowMs))
   const timer = setInterval(() => run().catch((err) => log.warn({ err }, `${what} failed`)), everyMs)
   timer.unref()
   return {
     run,
     async stop() {
       clearInterval(timer)
-      await tail
+      await queue.idle()
     },
   }
 }

@@ -6,6 +6,7 @@
 import { GROUPS, TOPICS, TRACE_ENGINES, type TraceEngine } from '@svc/shared/bus/topics'
 import type { Bus, Subscription } from '@svc/shared/bus/types'
 import type { Cache } from '@svc/shared/cache/types'
+import { oneAtATime } from '@svc/shared/concurrency'
 import type { Config } from '@svc/shared/config'
 import { masterKeyFor } from '@svc/shared/control/master-key'
 import type { ControlState } from '@svc/shared/control/state'
@@ -41,16 +42,6 @@ export interface EnginesDeps {
    * time assembly leaves free. Standalone engine processes have no such neighbour.
    */
   hotPathBusy?: () => boolean
-}
-
-/** Runs the functions it is given one after another, in call order. */
-function oneAtATime() {
-  let tail: Promise<unknown> = Promise.resolve()
-  return <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = tail.then(fn)
-    tail = run.catch(() => {})
-    return run
-  }
 }
 
 /** SVC_ENGINES: 'all', 'none', or a comma-separated list of engine names. */

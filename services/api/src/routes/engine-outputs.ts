@@ -10,7 +10,7 @@
 import { Hono, type Context } from 'hono'
 import { z } from 'zod'
 import type { ControlState } from '@svc/shared/control/state'
-import { workspaceRetentionHours } from '@svc/shared/domain/retention'
+import { retentionFloorNs } from '@svc/shared/domain/retention'
 import { notFound } from '@svc/shared/http/errors'
 import { latestEngineResults, traceExists, type LatestEngineResult } from '@svc/shared/store/queries/engine-results'
 import type { Store } from '@svc/shared/store/types'
@@ -170,15 +170,14 @@ const endpoints: Endpoint[] = [
 
 export function engineOutputRoutes({ store, state, defaultRetentionHours }: EngineOutputDeps): Hono {
   const app = new Hono()
-  const retentionFloorNs = (workspaceId: string) =>
-    BigInt(Date.now() - workspaceRetentionHours(state, workspaceId, defaultRetentionHours) * 3600_000) * 1_000_000n
+  const floorNs = (workspaceId: string) => retentionFloorNs(state, workspaceId, defaultRetentionHours)
 
   for (const e of endpoints)
     mount(app, e.route, state, async (c: Context) => {
       const ws = targetWorkspace(c)
       const raw = c.req.param('trace_id') ?? ''
       const traceId = raw.toLowerCase()
-      const exists = /^[0-9a-f]{32}$/.test(traceId) && (await traceExists(store, ws.id, traceId, retentionFloorNs(ws.id)))
+      const exists = /^[0-9a-f]{32}$/.test(traceId) && (await traceExists(store, ws.id, traceId, floorNs(ws.id)))
       if (!exists) throw notFound(`trace ${raw} not found in this workspace (unknown, or older than the retention window)`)
       const all = await latestEngineResults(store, ws.id, traceId, e.attach ? [...e.engines, e.attach] : e.engines)
       const results = new Map([...all].filter(([name]) => name !== e.attach))

@@ -2,7 +2,7 @@
 import { Hono } from 'hono'
 import { z } from 'zod'
 import type { ControlState } from '@svc/shared/control/state'
-import { workspaceRetentionHours } from '@svc/shared/domain/retention'
+import { retentionFloorNs } from '@svc/shared/domain/retention'
 import { SCHEMA_VERSION, SCORER_VERSION } from '@svc/shared/domain/versions'
 import { notFound } from '@svc/shared/http/errors'
 import { getTrace, listTraces } from '@svc/shared/store/queries/traces'
@@ -76,14 +76,12 @@ export interface TraceRouteDeps {
 
 export function traceRoutes({ store, state, defaultRetentionHours }: TraceRouteDeps): Hono {
   const app = new Hono()
-  // Reads apply the workspace's current retention at once; physical deletion (TTL) follows later.
-  const retentionFloorNs = (workspaceId: string) =>
-    BigInt(Date.now() - workspaceRetentionHours(state, workspaceId, defaultRetentionHours) * 3600_000) * 1_000_000n
+  const floorNs = (workspaceId: string) => retentionFloorNs(state, workspaceId, defaultRetentionHours)
 
   mount(app, ROUTES.listTraces, state, async (c) => {
     const q = parseTraceListQuery(c.req.query())
     const ws = targetWorkspace(c)
-    const page = await listTraces(store, { workspaceId: ws.id, ...q, retentionFloorNs: retentionFloorNs(ws.id) })
+    const page = await listTraces(store, { workspaceId: ws.id, ...q, retentionFloorNs: floorNs(ws.id) })
     return c.json({
       data: page.rows,
       next_cursor: page.nextCursor ? encodeCursor(page.nextCursor) : null,
@@ -95,7 +93,7 @@ export function traceRoutes({ store, state, defaultRetentionHours }: TraceRouteD
     const ws = targetWorkspace(c)
     const raw = c.req.param('trace_id') ?? ''
     const traceId = raw.toLowerCase()
-    const trace = /^[0-9a-f]{32}$/.test(traceId) ? await getTrace(store, { workspaceId: ws.id, traceId, retentionFloorNs: retentionFloorNs(ws.id) }) : null
+    const trace = /^[0-9a-f]{32}$/.test(traceId) ? await getTrace(store, { workspaceId: ws.id, traceId, retentionFloorNs: floorNs(ws.id) }) : null
     if (!trace) throw notFound(`trace ${raw} not found in this workspace (unknown, or older than the retention window)`)
     return c.json(trace)
   })

@@ -14,6 +14,7 @@ import { splitClaims } from '../reliability/claims.js'
 import { evidenceOf, finalOutput, type Evidence } from '../reliability/evidence.js'
 import { judgeClaim } from '../reliability/support.js'
 import type { SearchClient, SearchResult } from './search.js'
+import { mapBounded } from '@svc/shared/concurrency'
 
 export type { SearchClient, SearchResult } from './search.js'
 export { createHttpSearchClient, DEFAULT_SEARCH_BASE, SearchError } from './search.js'
@@ -51,20 +52,6 @@ export interface CrosscheckOptions {
 }
 
 export const CROSSCHECK_DEFAULTS: CrosscheckOptions = { maxSearches: 8, concurrency: 3, maxResults: 5, maxClaims: 40 }
-
-/** Run `fn` over `items` with at most `limit` in flight, keeping input order in the results. */
-async function mapBounded<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length)
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++
-      out[i] = await fn(items[i]!)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker))
-  return out
-}
 
 /** Search results as evidence; web pages have no span in the trace, hence the empty span id. */
 export const webEvidence = (results: SearchResult[]): Evidence[] =>

@@ -14,6 +14,7 @@ import { engineGroup, engineJobsDlqTopic, engineJobsTopic, TOPICS } from '@svc/s
 import type { BatchContext, Bus, ConsumedRecord, OutgoingRecord, Subscription } from '@svc/shared/bus/types'
 import type { ControlState } from '@svc/shared/control/state'
 import { engineAllowed } from '@svc/shared/domain/engines'
+import { mapBounded } from '@svc/shared/concurrency'
 import type { Logger } from '@svc/shared/log'
 import { engineJobsCounter } from '@svc/shared/metrics'
 import { spansOfTraces, type EngineInputSpan } from '@svc/shared/store/queries/engine-results'
@@ -63,15 +64,6 @@ async function withRetries<T>(fn: () => Promise<T>, policy: RetryPolicy): Promis
     }
   }
   return { ok: false, error, attempts: policy.attempts }
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight. */
-async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!)
-  })
-  await Promise.all(lanes)
 }
 
 export function engineBatchHandler(deps: WorkerDeps) {
@@ -132,7 +124,7 @@ function batchAnalysis(deps: WorkerDeps) {
       const ctx = await deps.contextFor(group[0]!.job.org_id, workspaceId)
       let ok = 0
       let failures = 0
-      await eachLimited(group, deps.concurrency, async ({ job, raw }) => {
+      await mapBounded(group, deps.concurrency, async ({ job, raw }) => {
         const rows = byTrace.get(job.trace_id)
         // Aged out (or deleted) before its turn: nothing is left to analyse.
         if (!rows) return engineJobsCounter.inc({ engine: engine.name, outcome: 'gone' })

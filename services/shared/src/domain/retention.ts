@@ -35,3 +35,11 @@ export function retentionCutoffMs(nowMs: number, hours: number): number {
 export function workspaceRetentionHours(state: { setting<T>(ws: string, name: string, fallback: T): T }, workspaceId: string, defaultHours: number): number {
   return effectiveRetentionHours(state.setting<RetentionSetting | undefined>(workspaceId, 'retention', undefined), defaultHours)
 }
+
+/**
+ * Reads apply a workspace's current retention at once (physical deletion by TTL
+ * follows later): a trace that started before this, in epoch nanoseconds, is not served.
+ */
+export function retentionFloorNs(state: { setting<T>(ws: string, name: string, fallback: T): T }, workspaceId: string, defaultHours: number, nowMs = Date.now()): bigint {
+  return BigInt(nowMs - workspaceRetentionHours(state, workspaceId, defaultHours) * HOUR_MS) * 1_000_000n
+}
