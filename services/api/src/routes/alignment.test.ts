@@ -9,7 +9,7 @@ import type { Bus, OutgoingRecord } from '@svc/shared/bus/types'
 import { docState, insertFlags } from '@svc/shared/store/queries/alignment'
 import { insertEngineResults } from '@svc/shared/store/queries/engine-results'
 import { apiHarness, WS, type Harness } from '../test-support/harness.js'
-import { htmlToText } from './alignment.js'
+import { htmlToText } from '@svc/shared/domain/html-text'
 
 const ADMIN = `dr_${'a'.repeat(40)}`
 const VIEWER = `dr_${'v'.repeat(40)}`

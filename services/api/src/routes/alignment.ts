@@ -22,6 +22,7 @@ import { deleteChunks, docState, flagsByUser, listFlags, writeDocState } from '@
 import type { Store } from '@svc/shared/store/types'
 import { mount, ROUTES, targetWorkspace } from '../access.js'
 import { actorOf } from '../actor.js'
+import { htmlToText } from '@svc/shared/domain/html-text'
 import { describeRoute } from '../openapi/registry.js'
 import { IsoTime } from '../openapi/schemas.js'
 import { parseQuery, queryEnum, queryInt } from '../params.js'
@@ -133,29 +134,6 @@ function kindOf(file: File): 'text' | 'markdown' | 'html' | 'pdf' | null {
 }
 
 const CONTENT_TYPES = { text: 'text/plain', markdown: 'text/markdown', html: 'text/html', pdf: 'application/pdf' } as const
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' }
-
-/** HTML to text: scripts and styles dropped, block ends as paragraph breaks, entities decoded. */
-export function htmlToText(html: string): string {
-  return html
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<(script|style|noscript|template)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<\/(p|h[1-6]|li|div|tr|section|article|header|footer|blockquote|pre|table|ul|ol)>|<br\s*\/?>/gi, '\n\n')
-    .replace(/<h([1-6])[^>]*>/gi, (_, n: string) => '\n\n' + '#'.repeat(Number(n)) + ' ')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&(#x?[0-9a-f]+|\w+);/gi, (m, e: string) => {
-      if (e[0] === '#') {
-        const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10)
-        return Number.isFinite(code) ? String.fromCodePoint(code) : m
-      }
-      return ENTITIES[e.toLowerCase()] ?? m
-    })
-    .replace(/[ \t]+/g, ' ')
-    .replace(/\n[ \t]+/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim()
-}
 
 async function extract(kind: 'text' | 'markdown' | 'html' | 'pdf', bytes: Uint8Array): Promise<string> {
   if (kind === 'pdf') {

@@ -2,13 +2,14 @@
  * The labelled alignment fixtures (tests/fixtures/alignment/*.json): example
  * policies, each with agent outputs labelled `violates` or `respects` before the
  * engine was first run, and the scoring of the deterministic engine on them.
- * A policy's document goes through the same path as an upload: text (HTML tags
- * dropped at block ends, as the API's extraction does), chunks, local embeddings,
- * top-k search; the description applies to every sentence.
+ * A policy's document goes through the same path as an upload: the API's text
+ * extraction (shared/domain/html-text.ts), chunks, local embeddings, top-k
+ * search; the description applies to every sentence.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { htmlToText } from '@svc/shared/domain/html-text'
 import { alignOutput, type AlignmentFlag } from './index.js'
 import { memorySearch } from './memory-search.js'
 
@@ -25,19 +26,6 @@ export function loadAlignmentFixtures(dir = FIXTURE_DIR): AlignmentFixture[] {
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((file) => ({ file, ...(JSON.parse(readFileSync(join(dir, file), 'utf8')) as Omit<AlignmentFixture, 'file'>) }))
-}
-
-/** Block-level HTML to paragraphs (the API's extraction does the same before chunking). */
-export function htmlToTextLite(html: string): string {
-  return html
-    .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<\/(p|h[1-6]|li|div|tr|section|article)>|<br\s*\/?>/gi, '\n\n')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&amp;/g, '&')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/[ \t]+/g, ' ')
 }
 
 export interface AlignmentEval {
@@ -59,7 +47,7 @@ export async function evaluateAlignment(fixtures = loadAlignmentFixtures()): Pro
   const misses: string[] = []
   let n = 0
   for (const f of fixtures) {
-    const doc = /<\w+[^>]*>/.test(f.policy.document) ? htmlToTextLite(f.policy.document) : f.policy.document
+    const doc = /<\w+[^>]*>/.test(f.policy.document) ? htmlToText(f.policy.document) : f.policy.document
     const search = memorySearch([{ doc_id: f.policy.id, text: doc }])
     for (const o of f.outputs) {
       n++
