@@ -27,8 +27,9 @@ export async function issueAccessToken(secret: string, user: { id: string; email
 /** The claims of a valid, unexpired token; null for anything else. */
 export async function verifyAccessToken(secret: string, token: string): Promise<AccessClaims | null> {
   try {
-    const claims = (await verify(token, secret, 'HS256')) as Partial<AccessClaims>
-    if (typeof claims.sub !== 'string' || typeof claims.email !== 'string') return null
+    const claims = (await verify(token, secret, 'HS256')) as Partial<Record<keyof AccessClaims, unknown>>
+    // hono checks exp only when present: a token without one would never expire.
+    if (typeof claims.sub !== 'string' || typeof claims.email !== 'string' || typeof claims.exp !== 'number' || !Number.isFinite(claims.exp)) return null
     return claims as AccessClaims
   } catch {
     return null
