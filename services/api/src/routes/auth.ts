@@ -37,7 +37,7 @@ const MembershipOut = z.object({
   org_slug: z.string(),
   org_name: z.string(),
   role: RoleOut.nullable().describe('organization-wide role, null when only workspace-scoped'),
-  workspaces: z.array(z.object({ id: Uuid, slug: z.string(), name: z.string(), role: RoleOut.nullable() })),
+  workspaces: z.array(z.object({ workspace_id: Uuid, slug: z.string(), name: z.string(), role: RoleOut.nullable() })),
 })
 
 describeRoute({
@@ -113,7 +113,7 @@ export function describePrincipal(state: ControlState, p: Principal) {
       email: null,
       memberships: [{
         org_id: p.org_id, org_slug: org?.slug ?? '', org_name: org?.name ?? '', role: null,
-        workspaces: ws ? [{ id: ws.id, slug: ws.slug, name: ws.name, role: p.role }] : [],
+        workspaces: ws ? [{ workspace_id: ws.id, slug: ws.slug, name: ws.name, role: p.role }] : [],
       }],
     }
   }
@@ -129,7 +129,7 @@ export function describePrincipal(state: ControlState, p: Principal) {
     if (!org) return []
     const workspaces = state
       .activeWorkspaces(orgId)
-      .map((w) => ({ id: w.id, slug: w.slug, name: w.name, role: higher(orgRole, scoped.get(w.id) ?? null) }))
+      .map((w) => ({ workspace_id: w.id, slug: w.slug, name: w.name, role: higher(orgRole, scoped.get(w.id) ?? null) }))
       .filter((w) => w.role !== null)
     return [{ org_id: org.id, org_slug: org.slug, org_name: org.name, role: orgRole, workspaces }]
   })
