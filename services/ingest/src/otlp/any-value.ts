@@ -18,21 +18,19 @@
 /** A value inside an attribute that cannot be decoded; the span carrying it is dead-lettered. */
 export class InvalidValueError extends Error {}
 
+import { boundedJson, jsonDepthExceeds, MAX_JSON_DEPTH } from '@svc/shared/json-limits'
+
 const INT_RE = /^[+-]?\d+$/
 const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
-const MAX_DEPTH = 32
+const MAX_DEPTH = MAX_JSON_DEPTH
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-/** Short, safe rendering of an offending value for an error message. */
+/** Short rendering of an offending value for an error message; safe for any size and depth. */
 export function preview(v: unknown): string {
-  let s: string
-  try {
-    s = typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v))
-  } catch {
-    s = String(v)
-  }
+  if (v === undefined) return 'undefined'
+  const s = boundedJson(v, { maxDepth: MAX_DEPTH, maxChars: 64 })
   return s.length > 64 ? s.slice(0, 61) + '...' : s
 }
 
@@ -146,6 +144,7 @@ export function decodeAttributeList(list: unknown[], into: Record<string, string
 /**
  * Flat-form attributes: a plain object of JSON values (already parsed, so ints past
  * 2^53 were rounded by JSON.parse; a client needing exact int64s sends strings).
+ * A value nested deeper than AnyValue may be throws InvalidValueError.
  */
 export function decodeAttributeObject(obj: Record<string, unknown>, into: Record<string, string>, jsonKeys: Set<string>): void {
   for (const key of Object.keys(obj)) {
@@ -154,6 +153,7 @@ export function decodeAttributeObject(obj: Record<string, unknown>, into: Record
       into[key] = v
       continue
     }
+    if (jsonDepthExceeds(v, MAX_DEPTH)) throw new InvalidValueError(`attribute ${JSON.stringify(key)}: value nested deeper than ${MAX_DEPTH} levels`)
     into[key] = JSON.stringify(v) ?? 'null'
     jsonKeys.add(key)
   }

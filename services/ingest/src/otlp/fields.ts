@@ -55,8 +55,11 @@ export function parseNanos(v: unknown): bigint | null {
   if (typeof v === 'string' && NANOS_RE.test(v)) n = BigInt(v)
   else if (typeof v === 'number' && Number.isInteger(v) && v >= 0) n = BigInt(v)
   else return null
-  return n > 0n && n <= INT64_MAX ? n : null
+  return fitsNanos(n) ? n : null
 }
+
+/** Every stored time is Unix nanoseconds in an int64 (Avro long, DateTime64(9)): 1970 to 2262-04-11. */
+export const fitsNanos = (n: bigint): boolean => n > 0n && n <= INT64_MAX
 
 export function requiredNanos(v: unknown, field: string): bigint {
   if (absent(v) || v === '' || v === '0' || v === 0) throw new SpanRejected(`${field} is missing`)

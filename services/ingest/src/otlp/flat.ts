@@ -4,7 +4,7 @@
  * resource_attributes stay empty and service.name comes from the span itself.
  */
 import type { SpanRecord } from '@svc/shared/bus/records'
-import { decodeAttributeObject, newAttributeMap } from './any-value.js'
+import { decodeAttributeObject, InvalidValueError, newAttributeMap } from './any-value.js'
 import type { DecodeContext, RejectedSpan } from './decode.js'
 import {
   isObject,
@@ -28,7 +28,7 @@ export function decodeFlatSpans(items: unknown[], ctx: DecodeContext, out: { spa
     try {
       out.spans.push(decodeFlatSpan(item, ctx))
     } catch (err) {
-      if (err instanceof SpanRejected) out.rejected.push({ reason: err.message, item })
+      if (err instanceof SpanRejected || err instanceof InvalidValueError) out.rejected.push({ reason: err.message, item })
       else throw err
     }
   })

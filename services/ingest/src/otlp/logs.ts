@@ -12,7 +12,7 @@
  */
 import type { CodingAgentEventRecord } from '@svc/shared/bus/records'
 import { anyValueJson, decodeAttributeList, InvalidValueError, newAttributeMap, preview } from './any-value.js'
-import { isObject, listField, MalformedRequest, parseNanos } from './fields.js'
+import { fitsNanos, isObject, listField, MalformedRequest, parseNanos } from './fields.js'
 import { resourceAttributes, type RejectedItem, type Tenant } from './metrics.js'
 
 export type DecodedEvents = { ok: true; events: CodingAgentEventRecord[]; rejected: RejectedItem[] } | { ok: false; message: string }
@@ -99,11 +99,14 @@ export type ActivityType = keyof typeof ACTIVITY_TYPES
 const COMMON_STRINGS: Record<string, string> = { user_email: 'user.email', account_id: 'user.account_uuid', session_id: 'session.id', agent: 'agent', model: 'model' }
 
 function activityTime(v: unknown): bigint {
+  let ns: bigint | null = null
   if (typeof v === 'string') {
     const ms = Date.parse(v)
-    if (/^\d{4}-\d{2}-\d{2}T/.test(v) && Number.isFinite(ms)) return BigInt(ms) * 1_000_000n
+    if (/^\d{4}-\d{2}-\d{2}T/.test(v) && Number.isFinite(ms)) ns = BigInt(ms) * 1_000_000n
   }
-  if (typeof v === 'number' && Number.isInteger(v) && v > 0 && v < 1e14) return BigInt(v) * 1_000_000n
+  if (typeof v === 'number' && Number.isInteger(v) && v > 0 && v < 1e14) ns = BigInt(v) * 1_000_000n
+  if (ns !== null && fitsNanos(ns)) return ns
+  if (ns !== null) throw new RecordRejected(`timestamp ${preview(v)} is outside 1970-01-01 to 2262-04-11`)
   throw new RecordRejected(`timestamp ${preview(v)} is neither an ISO 8601 time nor Unix milliseconds`)
 }
 

@@ -13,6 +13,7 @@ import { TOPICS } from '@svc/shared/bus/topics'
 import type { Bus, OutgoingRecord } from '@svc/shared/bus/types'
 import type { ControlState } from '@svc/shared/control/state'
 import { HttpError } from '@svc/shared/http/errors'
+import { boundedJson, MAX_JSON_DEPTH } from '@svc/shared/json-limits'
 import type { Logger } from '@svc/shared/log'
 import { readJsonBody } from '../body.js'
 import type { IngestMetrics } from '../metrics.js'
@@ -106,7 +107,7 @@ export function acceptHandler(deps: IngestRouteDeps, prepare: Preparer, source: 
 }
 
 function deadLetter(r: RejectedItem, p: { org_id: string; workspace_id: string }, source: string, receivedAtMs: number): DeadLetterRecord {
-  return { org_id: p.org_id, workspace_id: p.workspace_id, source, reason: r.reason, payload: truncateUtf8(JSON.stringify(r.item) ?? 'null', DEAD_LETTER_PAYLOAD_MAX_BYTES), received_at_ms: receivedAtMs }
+  return { org_id: p.org_id, workspace_id: p.workspace_id, source, reason: r.reason, payload: truncateUtf8(boundedJson(r.item, { maxDepth: MAX_JSON_DEPTH, maxChars: DEAD_LETTER_PAYLOAD_MAX_BYTES }), DEAD_LETTER_PAYLOAD_MAX_BYTES), received_at_ms: receivedAtMs }
 }
 
 /** Cuts a string to at most `maxBytes` of UTF-8 without leaving half a character. */

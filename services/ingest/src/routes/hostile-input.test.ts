@@ -1,0 +1,122 @@
+/**
+ * Hostile input on every ingest route: deep nesting, times outside the stored
+ * range. Never a 500: the whole body is a 400, or the offending item is
+ * dead-lettered and the rest accepted.
+ */
+import { beforeEach, describe, expect, it } from 'vitest'
+import { codingAgentEventV1, deadLetterV1, spanV1 } from '@svc/shared/bus/records'
+import { TOPICS } from '@svc/shared/bus/topics'
+import { loadConfig } from '@svc/shared/config'
+import { createLogger } from '@svc/shared/log'
+import { createIngestApp, type IngestApp } from '../app.js'
+import { KEY, testControlState } from '../test-support/control.js'
+import { RecordingBus } from '../test-support/recording-bus.js'
+
+let bus: RecordingBus
+let ingest: IngestApp
+beforeEach(() => {
+  bus = new RecordingBus()
+  ingest = createIngestApp({ bus, control: { state: testControlState() }, config: loadConfig({ SVC_INGEST_MAX_BODY_BYTES: String(4 * 1024 * 1024) }), log: createLogger({ level: 'silent' }) })
+})
+
+const headers = { 'content-type': 'application/json', 'x-svc-api-key': KEY }
+const post = (path: string, body: string) => ingest.app.request(path, { method: 'POST', body, headers })
+const deadLetters = () => bus.records(TOPICS.spansRawDlq).map((r) => deadLetterV1.decode(r.value))
+
+/** JSON text of `levels` nested arrays: JSON.stringify itself cannot write it. */
+const deepArray = (levels: number, inner = '1') => '['.repeat(levels) + inner + ']'.repeat(levels)
+/** An OTLP AnyValue of `levels` nested kvlists. */
+const deepKvlist = (levels: number) => '{"kvlistValue":{"values":[{"key":"k","value":'.repeat(levels) + '{"stringValue":"x"}' + '}]}}'.repeat(levels)
+const DEEP = 10_000
+
+const flatSpan = (spanId: string, extra = '') =>
+  `{"trace_id":"${'a'.repeat(32)}","span_id":"${spanId}","name":"s","start_time_unix_ns":1718000000000000000,"end_time_unix_ns":1718000001000000000${extra}}`
+const otlpSpan = (spanId: string, extra = '') =>
+  `{"traceId":"${'a'.repeat(32)}","spanId":"${spanId}","name":"s","startTimeUnixNano":"1718000000000000000","endTimeUnixNano":"1718000001000000000"${extra}}`
+const otlpBody = (...spans: string[]) => `{"resourceSpans":[{"scopeSpans":[{"spans":[${spans.join(',')}]}]}]}`
+
+async function expectOneDeadLettered(res: Response, reason: RegExp) {
+  expect(res.status).toBe(202)
+  const body = (await res.json()) as Record<string, unknown>
+  expect(body).toMatchObject({ rejected_spans: 1, accepted_spans: 1 })
+  const dl = deadLetters()
+  expect(dl).toHaveLength(1)
+  expect(dl[0]!.reason).toMatch(reason)
+  expect(Buffer.byteLength(dl[0]!.payload)).toBeLessThanOrEqual(64 * 1024)
+  expect(bus.records(TOPICS.spansRaw).map((r) => spanV1.decode(r.value).span_id)).toEqual(['1'.repeat(16)])
+}
+
+describe('deep nesting (10,000 levels)', () => {
+  it('flat span: an attribute nested deeper than 32 levels dead-letters that span, the rest is accepted', async () => {
+    const res = await post('/v1/otlp/traces', `[${flatSpan('1'.repeat(16))},${flatSpan('2'.repeat(16), `,"attributes":{"deep":${deepArray(DEEP)}}`)}]`)
+    await expectOneDeadLettered(res, /attribute "deep".*nested deeper than 32 levels/)
+  })
+
+  it('flat span: 32 levels are accepted and kept as JSON text', async () => {
+    const res = await post('/v1/otlp/traces', `[${flatSpan('1'.repeat(16), `,"attributes":{"ok":${deepArray(32)}}`)}]`)
+    expect(res.status).toBe(202)
+    expect(spanV1.decode(bus.records(TOPICS.spansRaw)[0]!.value).attributes.ok).toBe(deepArray(32))
+  })
+
+  it('OTLP span: a kvlist nested 10,000 levels dead-letters the span (its payload written down to a depth)', async () => {
+    const res = await post('/v1/otlp/traces', otlpBody(otlpSpan('1'.repeat(16)), otlpSpan('2'.repeat(16), `,"attributes":[{"key":"deep","value":${deepKvlist(DEEP)}}]`)))
+    await expectOneDeadLettered(res, /nested deeper than 32 levels/)
+    expect(deadLetters()[0]!.payload).toContain('[nested too deep]')
+  })
+
+  it('OTLP span: an id or time field holding a deep value dead-letters the span', async () => {
+    for (const field of ['traceId', 'spanId', 'startTimeUnixNano', 'parentSpanId']) {
+      bus = new RecordingBus()
+      ingest = createIngestApp({ bus, control: { state: testControlState() }, config: loadConfig({}), log: createLogger({ level: 'silent' }) })
+      const bad = otlpSpan('2'.repeat(16)).replace(/^\{/, `{"${field}":${deepArray(DEEP)},`).replace(new RegExp(`,"${field}":"[^"]*"`), '')
+      await expectOneDeadLettered(await post('/v1/otlp/traces', otlpBody(otlpSpan('1'.repeat(16)), bad)), new RegExp(field))
+    }
+  })
+
+  it('a span rejected for another reason, carrying a deep extra field, is dead-lettered', async () => {
+    const res = await post('/v1/otlp/traces', `[${flatSpan('1'.repeat(16))},${flatSpan('short', `,"extra":${deepArray(DEEP)}`)}]`)
+    await expectOneDeadLettered(res, /span_id "short"/)
+  })
+
+  it('a body that is only nesting is a 400', async () => {
+    for (const path of ['/v1/otlp/traces', '/v1/otlp/coding-agent/v1/metrics', '/v1/otlp/coding-agent/v1/logs', '/v1/otlp/coding-agent/v1/activity']) {
+      const res = await post(path, deepArray(DEEP))
+      expect(res.status, path).toBe(400)
+      expect(await res.json()).toMatchObject({ error: 'bad_request' })
+    }
+  })
+
+  it('coding-agent metrics, logs and activity: a deep value rejects that item only', async () => {
+    const point = (attrs: string) => `{"asInt":"1","timeUnixNano":"1718000000000000000","attributes":[${attrs}]}`
+    const metrics = `{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"m","sum":{"dataPoints":[${point('')},${point(`{"key":"deep","value":${deepKvlist(DEEP)}}`)}]}}]}]}]}`
+    const record = (extra: string) => `{"timeUnixNano":"1718000000000000000","attributes":[{"key":"event.name","value":{"stringValue":"api_request"}}]${extra}}`
+    const logs = `{"resourceLogs":[{"scopeLogs":[{"logRecords":[${record('')},${record(`,"body":${deepKvlist(DEEP)}`)}]}]}]}`
+    const activity = `{"activities":[{"type":"user_prompt","timestamp":"2026-01-31T10:00:00Z"},{"type":"api_request","timestamp":"2026-01-31T10:00:00Z","model":${deepArray(DEEP)}}]}`
+    for (const [kind, body] of [['metrics', metrics], ['logs', logs], ['activity', activity]] as const) {
+      const res = await post(`/v1/otlp/coding-agent/v1/${kind}`, body)
+      expect(res.status, kind).toBe(202)
+      expect(JSON.stringify(await res.json()), kind).toMatch(/"rejected_[a-z_]+":1/)
+    }
+    expect(deadLetters()).toHaveLength(3)
+  })
+})
+
+describe('times outside the stored range', () => {
+  it('activity: a timestamp past 2262 (beyond int64 nanoseconds) or before 1970 dead-letters the record', async () => {
+    const act = (ts: string) => `{"type":"user_prompt","timestamp":${ts}}`
+    const body = `{"activities":[${act('"2026-01-31T10:00:00Z"')},${act('"9999-12-31T00:00:00Z"')},${act('99999999999999')},${act('"1969-12-31T23:59:59Z"')}]}`
+    const res = await post('/v1/otlp/coding-agent/v1/activity', body)
+    expect(res.status).toBe(202)
+    expect(await res.json()).toMatchObject({ accepted_log_records: 1, rejected_log_records: 3 })
+    expect(bus.records(TOPICS.codingAgentEvents).map((r) => codingAgentEventV1.decode(r.value).time_unix_nano)).toEqual([1769853600000000000n])
+  })
+
+  it('spans: start or end beyond int64 nanoseconds are dead-lettered, flat and OTLP', async () => {
+    const flat = await post('/v1/otlp/traces', `[${flatSpan('1'.repeat(16))},${flatSpan('2'.repeat(16)).replace('1718000001000000000', '10000000000000000000')}]`)
+    await expectOneDeadLettered(flat, /end_time_unix_ns/)
+    bus = new RecordingBus()
+    ingest = createIngestApp({ bus, control: { state: testControlState() }, config: loadConfig({}), log: createLogger({ level: 'silent' }) })
+    const otlp = await post('/v1/otlp/traces', otlpBody(otlpSpan('1'.repeat(16)), otlpSpan('2'.repeat(16)).replace('"1718000000000000000"', '"9223372036854775808"')))
+    await expectOneDeadLettered(otlp, /startTimeUnixNano/)
+  })
+})
