@@ -38,6 +38,16 @@ export interface LlmCredential {
   api_key_last4: string
   updated_at_ms: number
 }
+/**
+ * Whether a credential update without a new key (`secret` null: keep the stored
+ * one) would send the stored key to another provider or endpoint than the one it
+ * was entered for. A key is bound to its provider and api_base; moving it takes
+ * entering it again. A credential without a stored key has nothing to move.
+ */
+export function movesKeptKey(kept: LlmCredential | null, next: { provider: string; api_base: string | null }): boolean {
+  return !!kept?.secret && (kept.provider !== next.provider || kept.api_base !== next.api_base)
+}
+
 export interface SearchCredential { secret: SealedSecret; api_key_last4: string; updated_at_ms: number }
 export interface OrgCredentials { llm: LlmCredential | null; llm_fallback: boolean; search: SearchCredential | null }
 
@@ -144,6 +154,9 @@ export class ControlState {
         const p = e.payload
         const c = this.credentialsOf(p.org_id)
         const kept = c.llm
+        // Decided here, in topic order, not only by the writer's check: a replayed
+        // event or the loser of two racing PUTs must not move a key either.
+        if (p.secret === null && movesKeptKey(kept, p)) return
         c.llm = {
           provider: p.provider,
           model_id: p.model_id,
