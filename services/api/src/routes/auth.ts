@@ -9,6 +9,7 @@ import { verifyPassword } from '@svc/shared/control/secrets'
 import type { ControlState, Principal } from '@svc/shared/control/state'
 import { issueAccessToken } from '@svc/shared/control/tokens'
 import { badRequest, unauthorized } from '@svc/shared/http/errors'
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '@svc/shared/json-limits'
 import { mount, ROUTES } from '../access.js'
 import { describeRoute } from '../openapi/registry.js'
 import { RoleOut, Uuid } from '../openapi/schemas.js'
@@ -74,6 +75,8 @@ export async function jsonBody<S extends z.ZodTypeAny>(c: Context, schema: S): P
   } catch {
     throw badRequest('body must be JSON')
   }
+  // Schemas, control events and responses walk the value recursively; past this it could overflow the stack.
+  if (jsonDepthExceeds(raw, MAX_JSON_DEPTH)) throw badRequest(`body is nested deeper than ${MAX_JSON_DEPTH} levels`)
   const parsed = schema.safeParse(raw)
   if (!parsed.success) throw badRequest('invalid body', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })))
   return parsed.data
