@@ -45,6 +45,22 @@ describe('trace list query', () => {
     expect(status(() => parseTraceListQuery({ [name]: value }))).toBe(400)
   })
 
+  // Stored times are int64 nanoseconds (DateTime64(9)): 1900-01-01 to 2262-04-11T23:47:16.854775807Z.
+  it.each([
+    ['start_time', '2300-01-01T00:00:00Z'], ['end_time', '2262-04-11T23:47:16.854775808Z'], ['start_time', '9999-12-31'],
+    ['start_time', '1899-12-31T23:59:59Z'], ['end_time', '0000-01-01T00:00:00Z'],
+    ['cursor', encodeCursor({ start_ns: '9223372036854775808', trace_id: 'a'.repeat(32) })],
+    ['cursor', encodeCursor({ start_ns: '99999999999999999999', trace_id: 'a'.repeat(32) })],
+  ])('answers 400 for %s=%s, outside the stored time range', (name, value) => {
+    expect(status(() => parseTraceListQuery({ [name]: value }))).toBe(400)
+  })
+
+  it('accepts the ends of the stored time range', () => {
+    const q = parseTraceListQuery({ start_time: '1900-01-01T00:00:00Z', end_time: '2262-04-11T23:47:16.854775807Z' })
+    expect(q.startNs).toBe(-2208988800000000000n)
+    expect(q.endNs).toBe(9223372036854775807n)
+  })
+
   it('lists the accepted grades in the error detail', () => {
     try {
       parseTraceListQuery({ grade_min: 'Z' })

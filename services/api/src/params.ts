@@ -6,7 +6,7 @@
 import { z } from 'zod'
 import { GRADES, gradeRank } from '@svc/shared/domain/grades'
 import { badRequest, type HttpError } from '@svc/shared/http/errors'
-import { isoToNs } from '@svc/shared/store/time'
+import { isoToNs, isStoredNs, MAX_STORED_NS } from '@svc/shared/store/time'
 
 export const PAGE_SIZE_DEFAULT = 50
 export const PAGE_SIZE_MAX = 500
@@ -40,7 +40,7 @@ export function decodeCursor(raw: string): TraceCursor {
     throw fail()
   }
   const o = v as { v?: unknown; s?: unknown; t?: unknown }
-  if (o === null || typeof o !== 'object' || o.v !== 1 || typeof o.s !== 'string' || !/^\d{1,20}$/.test(o.s) || typeof o.t !== 'string' || !/^[0-9a-f]{32}$/.test(o.t)) throw fail()
+  if (o === null || typeof o !== 'object' || o.v !== 1 || typeof o.s !== 'string' || !/^\d{1,19}$/.test(o.s) || BigInt(o.s) > MAX_STORED_NS || typeof o.t !== 'string' || !/^[0-9a-f]{32}$/.test(o.t)) throw fail()
   return { start_ns: o.s, trace_id: o.t }
 }
 
@@ -106,8 +106,13 @@ export function parseQuery<S extends z.AnyZodObject>(schema: S, raw: Record<stri
 
 const malformedCursor = () => badRequest('malformed cursor: pass next_cursor from the previous page unchanged')
 const notIso = (name: string) => (v: string | undefined) =>
-  badRequest(`${name} is not an ISO 8601 timestamp (e.g. 2026-01-31T12:00:00Z)`, { parameter: name, value: v })
-const isoTime = z.string().refine((v) => isoToNs(v) !== null)
+  isoToNs(v) === null
+    ? badRequest(`${name} is not an ISO 8601 timestamp (e.g. 2026-01-31T12:00:00Z)`, { parameter: name, value: v })
+    : badRequest(`${name} is outside the stored time range, 1900-01-01T00:00:00Z to 2262-04-11T23:47:16Z`, { parameter: name, value: v })
+const isoTime = z.string().refine((v) => {
+  const ns = isoToNs(v)
+  return ns !== null && isStoredNs(ns)
+})
 
 /** GET /traces: keys in the order they are validated (the first bad one answers). */
 export const TraceListQuerySchema = z.object({

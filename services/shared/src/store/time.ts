@@ -12,6 +12,15 @@
 
 const NS_PER_MS = 1_000_000n
 
+/**
+ * The instants a stored time can hold: int64 nanoseconds as DateTime64(9) reads
+ * them, 1900-01-01T00:00:00Z to 2262-04-11T23:47:16.854775807Z. A time outside
+ * would wrap when bound as an Int64 query parameter (2300 reads as 1715).
+ */
+export const MIN_STORED_NS = -2_208_988_800_000_000_000n
+export const MAX_STORED_NS = 2n ** 63n - 1n
+export const isStoredNs = (ns: bigint): boolean => ns >= MIN_STORED_NS && ns <= MAX_STORED_NS
+
 /** Nanoseconds since the epoch to ISO 8601 UTC, truncated to the millisecond. */
 export function nsToIso(ns: string | bigint): string {
   const n = typeof ns === 'bigint' ? ns : BigInt(ns)
