@@ -9,8 +9,9 @@ import { budgetAlertV1, type BudgetAlertRecord } from '@svc/shared/bus/records'
 import { TOPICS } from '@svc/shared/bus/topics'
 import type { Bus } from '@svc/shared/bus/types'
 import type { Cache } from '@svc/shared/cache/types'
+import { settingOf } from '@svc/shared/control/settings'
 import type { ControlState } from '@svc/shared/control/state'
-import { BUDGET_PERIODS, crossedLevels, periodStarts, type Budgets } from '@svc/shared/domain/budgets'
+import { BUDGET_PERIODS, crossedLevels, periodStarts } from '@svc/shared/domain/budgets'
 import type { Logger } from '@svc/shared/log'
 import { workspaceSpend } from '@svc/shared/store/queries/spend'
 import type { Store } from '@svc/shared/store/types'
@@ -24,7 +25,7 @@ export function budgetWatch(deps: { bus: Bus; store: Store; state: ControlState;
     const starts = periodStarts(nowMs)
     const raised: BudgetAlertRecord[] = []
     for (const ws of state.activeWorkspaces()) {
-      const budgets = state.setting<Budgets>(ws.id, 'cost_budget', {})
+      const budgets = settingOf(state, ws.id, 'cost_budget')
       if (!budgets.day && !budgets.month) continue
       const spend = await workspaceSpend(store, ws.id, starts)
       for (const period of BUDGET_PERIODS) {

@@ -18,7 +18,7 @@ import type { Store } from '@svc/shared/store/types'
 
 export interface FleetMonitorDeps {
   store: Store
-  state: Pick<ControlState, 'activeWorkspaces' | 'setting' | 'workspaces' | 'orgs'>
+  state: Pick<ControlState, 'activeWorkspaces' | 'settings' | 'log' | 'workspaces' | 'orgs'>
   baselineDays: number
   log: Logger
 }

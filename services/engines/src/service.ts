@@ -9,6 +9,7 @@ import type { Cache } from '@svc/shared/cache/types'
 import { oneAtATime } from '@svc/shared/concurrency'
 import type { Config } from '@svc/shared/config'
 import { masterKeyFor } from '@svc/shared/control/master-key'
+import { settingOf } from '@svc/shared/control/settings'
 import type { ControlState } from '@svc/shared/control/state'
 import { loadPriceTable } from '@svc/shared/domain/pricing'
 import type { Logger } from '@svc/shared/log'
@@ -25,8 +26,7 @@ import { startEngineWorker } from './runtime/worker.js'
 
 /** The workspace's alignment policy setting (PUT .../alignment/policy). */
 export function alignmentPolicyOf(state: ControlState, workspaceId: string): AlignmentPolicy {
-  const v = state.setting<unknown>(workspaceId, 'alignment_policy', null) as { enabled?: unknown; description?: unknown } | null
-  return { enabled: v?.enabled === true, description: typeof v?.description === 'string' ? v.description : '' }
+  return settingOf(state, workspaceId, 'alignment_policy')
 }
 
 export interface EnginesDeps {
@@ -74,7 +74,7 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
     prices,
     llm: clients.llm(orgId),
     search: clients.search(orgId),
-    broadenSources: control.state.setting<unknown>(workspaceId, 'broaden_sources', false) === true,
+    broadenSources: settingOf(control.state, workspaceId, 'broaden_sources'),
     priorOf: await priors.of(workspaceId),
     alignmentPolicy: alignmentPolicyOf(control.state, workspaceId),
     // SVC_ALIGNMENT_TOP_K passages per output sentence.

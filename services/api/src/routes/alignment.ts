@@ -17,6 +17,7 @@ import { alignmentDocumentV1 } from '@svc/shared/bus/records'
 import { TOPICS } from '@svc/shared/bus/topics'
 import type { Bus } from '@svc/shared/bus/types'
 import type { ControlWriter } from '@svc/shared/control/control-plane'
+import { SETTINGS, settingOf, writeSetting } from '@svc/shared/control/settings'
 import { badRequest, HttpError, notFound } from '@svc/shared/http/errors'
 import { deleteChunks, docState, flagsByUser, listFlags, writeDocState } from '@svc/shared/store/queries/alignment'
 import type { Store } from '@svc/shared/store/types'
@@ -28,18 +29,12 @@ import { IsoTime } from '../openapi/schemas.js'
 import { parseQuery, queryEnum, queryInt } from '../params.js'
 import { jsonBody } from './auth.js'
 
-export const POLICY_DESCRIPTION_MAX = 20_000
 /** Extracted text per document: keeps one record under Kafka's default 1 MB message limit. */
 export const DOC_TEXT_MAX = 750_000
 export const FLAGS_LIMIT_MAX = 500
 
 const Policy = z.object({ enabled: z.boolean(), description: z.string() })
-const PolicyBody = z
-  .object({
-    description: z.string().max(POLICY_DESCRIPTION_MAX).default(''),
-    enabled: z.boolean().default(false),
-  })
-  .strict()
+const PolicyBody = SETTINGS.alignment_policy.schema.strict()
 const DocParams = z.object({ doc_id: z.string().describe('As returned by POST .../alignment/docs') })
 const UploadForm = z.object({ file: z.any().describe('The policy document (binary): text, Markdown, HTML or PDF') })
 const Uploaded = z.object({
@@ -156,15 +151,12 @@ export function alignmentRoutes(deps: { store: Store; control: ControlWriter; bu
   const { state } = control
   const maxBytes = deps.maxDocBytes ?? 10 * 1024 * 1024
 
-  const policyOf = (wsId: string) => {
-    const v = state.setting<unknown>(wsId, 'alignment_policy', null) as { enabled?: unknown; description?: unknown } | null
-    return { enabled: v?.enabled === true, description: typeof v?.description === 'string' ? v.description : '' }
-  }
+  const policyOf = (wsId: string) => settingOf(state, wsId, 'alignment_policy')
   mount(app, ROUTES.getAlignmentPolicy, state, (c) => c.json(policyOf(targetWorkspace(c).id)))
   mount(app, ROUTES.putAlignmentPolicy, state, async (c) => {
     const ws = targetWorkspace(c)
     const body = await jsonBody(c, PolicyBody)
-    await control.append([{ type: 'workspace.setting_set', payload: { workspace_id: ws.id, name: 'alignment_policy', value: { enabled: body.enabled, description: body.description } } }], actorOf(c))
+    await writeSetting(control, actorOf(c), ws.id, 'alignment_policy', body)
     return c.json(policyOf(ws.id))
   })
 

@@ -6,7 +6,8 @@
 import { Hono } from 'hono'
 import { z } from 'zod'
 import type { ControlWriter } from '@svc/shared/control/control-plane'
-import { DEFAULT_WARN_PCT, periodStarts, type Budgets } from '@svc/shared/domain/budgets'
+import { SETTINGS, settingOf, writeSetting } from '@svc/shared/control/settings'
+import { periodStarts } from '@svc/shared/domain/budgets'
 import { unprocessable } from '@svc/shared/http/errors'
 import { workspaceSpend } from '@svc/shared/store/queries/spend'
 import type { Store } from '@svc/shared/store/types'
@@ -15,8 +16,7 @@ import { actorOf } from '../actor.js'
 import { describeRoute } from '../openapi/registry.js'
 import { jsonBody } from './auth.js'
 
-const Period = z.object({ cap_usd: z.number().finite().nonnegative(), warn_pct: z.number().min(0).max(1).default(DEFAULT_WARN_PCT) }).strict()
-const Body = z.object({ budgets: z.object({ day: Period.optional(), month: Period.optional() }).strict().describe('a period left out has no cap') }).strict()
+const Body = z.object({ budgets: SETTINGS.cost_budget.schema.describe('a period left out has no cap') }).strict()
 
 const BudgetOut = z.object({
   budgets: z.object({ day: z.object({ cap_usd: z.number(), warn_pct: z.number() }).optional(), month: z.object({ cap_usd: z.number(), warn_pct: z.number() }).optional() }),
@@ -42,7 +42,7 @@ export function budgetRoutes(control: ControlWriter, store: Store): Hono {
   const { state } = control
   const view = async (wsId: string) => {
     const spend = await workspaceSpend(store, wsId, periodStarts(Date.now()))
-    return { budgets: state.setting<Budgets>(wsId, 'cost_budget', {}), current: { day_spend_usd: round(spend.day), month_spend_usd: round(spend.month) } }
+    return { budgets: settingOf(state, wsId, 'cost_budget'), current: { day_spend_usd: round(spend.day), month_spend_usd: round(spend.month) } }
   }
 
   mount(app, ROUTES.getCostBudget, state, async (c) => c.json(await view(targetWorkspace(c).id)))
@@ -52,7 +52,7 @@ export function budgetRoutes(control: ControlWriter, store: Store): Hono {
     const parsed = Body.safeParse(await jsonBody(c, z.unknown()))
     if (!parsed.success)
       throw unprocessable('budgets must be { day?, month? }, each { cap_usd: number >= 0, warn_pct?: 0.0-1.0 (default 0.8) }', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })))
-    await control.append([{ type: 'workspace.setting_set', payload: { workspace_id: ws.id, name: 'cost_budget', value: parsed.data.budgets } }], actorOf(c))
+    await writeSetting(control, actorOf(c), ws.id, 'cost_budget', parsed.data.budgets)
     return c.json(await view(ws.id))
   })
 

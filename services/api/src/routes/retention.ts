@@ -11,7 +11,8 @@ import { Hono } from 'hono'
 import { z } from 'zod'
 import type { ControlWriter } from '@svc/shared/control/control-plane'
 import type { MasterKey } from '@svc/shared/control/envelope'
-import { RETENTION_HOURS, ROLLUP_SAFE_HOURS, effectiveRetentionHours, retentionCutoffMs, type RetentionSetting } from '@svc/shared/domain/retention'
+import { RETENTION_HOURS, RetentionHours, settingOf, writeSetting, type RetentionSetting } from '@svc/shared/control/settings'
+import { ROLLUP_SAFE_HOURS, effectiveRetentionHours, retentionCutoffMs } from '@svc/shared/domain/retention'
 import { conflict, unprocessable } from '@svc/shared/http/errors'
 import { previewExpiry, type ExpiryPreview } from '@svc/shared/store/queries/retention'
 import type { Store } from '@svc/shared/store/types'
@@ -21,11 +22,7 @@ import { describeRoute } from '../openapi/registry.js'
 import { IsoTime } from '../openapi/schemas.js'
 import { jsonBody } from './auth.js'
 
-const Hours = z
-  .number()
-  .int()
-  .refine((h) => (RETENTION_HOURS as readonly number[]).includes(h), { message: `hours must be one of ${RETENTION_HOURS.join(', ')}` })
-  .describe(`one of ${RETENTION_HOURS.join(', ')}`)
+const Hours = RetentionHours.describe(`one of ${RETENTION_HOURS.join(', ')}`)
 const PreviewBody = z.object({ hours: Hours }).strict()
 const PutRetentionBody = z.object({
   enabled: z.boolean(),
@@ -100,7 +97,7 @@ export function retentionRoutes(control: ControlWriter, deps: { store: Store; ma
   }
 
   const view = (wsId: string) => {
-    const s = state.setting<RetentionSetting | undefined>(wsId, 'retention', undefined)
+    const s = settingOf(state, wsId, 'retention')
     const effective = effectiveRetentionHours(s, deps.defaultRetentionHours)
     return {
       enabled: s?.enabled ?? false,
@@ -139,7 +136,7 @@ export function retentionRoutes(control: ControlWriter, deps: { store: Store; ma
     const body = await jsonBody(c, z.unknown())
     const parsed = PutRetentionBody.safeParse(body)
     if (!parsed.success) throw unprocessable('invalid retention change', { accepted_hours: RETENTION_HOURS, issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) })
-    const current = state.setting<RetentionSetting | undefined>(ws.id, 'retention', undefined)
+    const current = settingOf(state, ws.id, 'retention')
     const next: RetentionSetting = { enabled: parsed.data.enabled, hours: parsed.data.hours ?? current?.hours ?? deps.defaultRetentionHours, updated_at_ms: Date.now() }
     const before = effectiveRetentionHours(current, deps.defaultRetentionHours)
     const after = effectiveRetentionHours(next, deps.defaultRetentionHours)
@@ -153,7 +150,7 @@ export function retentionRoutes(control: ControlWriter, deps: { store: Store; ma
       if (now.cutoffMs !== claims.cutoff_ms || now.spans !== claims.spans || now.traces !== claims.traces)
         throw conflict('the data changed since the preview (its figures no longer hold); run retention:preview again', { previewed: { spans: claims.spans, traces: claims.traces }, now: { spans: now.spans, traces: now.traces } })
     }
-    await control.append([{ type: 'workspace.setting_set', payload: { workspace_id: ws.id, name: 'retention', value: next } }], actorOf(c))
+    await writeSetting(control, actorOf(c), ws.id, 'retention', next)
     return c.json(view(ws.id))
   })
 

@@ -2,6 +2,7 @@
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openSecret } from '@svc/shared/control/envelope'
+import { captureTextOn } from '@svc/shared/control/settings'
 import { createLogger } from '@svc/shared/log'
 import { apiHarness, ORG, WS, type Harness } from '../test-support/harness.js'
 import { llmContext } from '@svc/shared/control/envelope'
@@ -35,7 +36,7 @@ describe('workspace settings', () => {
     expect((await req('GET', `${W}/settings/capture-text`)).body).toEqual({ capture_text: false })
     expect((await req('PATCH', `${W}/settings/capture-text`, { capture_text: true })).body).toEqual({ capture_text: true })
     expect((await req('GET', `${W}/settings/capture-text`, undefined, DEV)).body).toEqual({ capture_text: true })
-    expect(h.state.setting(WS, 'capture_text', false)).toBe(true)
+    expect(captureTextOn(h.state, WS)).toBe(true)
     for (const bad of [{}, { capture_text: 'yes' }, { capture_text: true, broaden_sources: true }, 'not json'])
       expect((await req('PATCH', `${W}/settings/capture-text`, bad)).status).toBe(400)
   })

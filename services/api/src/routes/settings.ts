@@ -8,6 +8,7 @@ import { Hono } from 'hono'
 import { z } from 'zod'
 import { ENGINE_NAMES, type EngineName } from '@svc/shared/bus/topics'
 import type { ControlWriter } from '@svc/shared/control/control-plane'
+import { captureTextOn, COST_PROVIDER_MAX, SETTINGS, settingOf, writeSetting } from '@svc/shared/control/settings'
 import { engineAllowed, engineEnabled } from '@svc/shared/domain/engines'
 import { workspaceCostProvider } from '@svc/shared/domain/pricing'
 import { badRequest } from '@svc/shared/http/errors'
@@ -16,12 +17,10 @@ import { actorOf } from '../actor.js'
 import { describeRoute } from '../openapi/registry.js'
 import { jsonBody } from './auth.js'
 
-export const COST_PROVIDER_MAX = 64
-
-const CaptureTextBody = z.object({ capture_text: z.boolean() }).strict()
-const BroadenSourcesBody = z.object({ broaden_sources: z.boolean() }).strict()
-const CostProviderBody = z.object({ cost_provider: z.string().describe(`free-form; lower-cased and cut to ${COST_PROVIDER_MAX} characters; '' clears it`) }).strict()
-const EngineSettingsBody = z.object({ engines: z.record(z.boolean()).describe('engine name -> on; a name left out takes its default') }).strict()
+const CaptureTextBody = z.object({ capture_text: SETTINGS.capture_text.schema }).strict()
+const BroadenSourcesBody = z.object({ broaden_sources: SETTINGS.broaden_sources.schema }).strict()
+const CostProviderBody = z.object({ cost_provider: SETTINGS.cost_provider.schema.describe(`free-form; lower-cased and cut to ${COST_PROVIDER_MAX} characters; '' clears it`) }).strict()
+const EngineSettingsBody = z.object({ engines: SETTINGS.engines.schema.describe('engine name -> on; a name left out takes its default') }).strict()
 
 const CaptureTextOut = z.object({ capture_text: z.boolean() })
 const BroadenSourcesOut = z.object({ broaden_sources: z.boolean(), search_credential_configured: z.boolean(), mode: z.enum(['open_web', 'closed_knowledge_base']) })
@@ -65,22 +64,20 @@ describeRoute({
 export function settingRoutes(control: ControlWriter, opts: { defaultCostProvider: string }): Hono {
   const app = new Hono()
   const { state } = control
-  const set = (c: Parameters<typeof actorOf>[0], workspaceId: string, name: string, value: unknown) =>
-    control.append([{ type: 'workspace.setting_set', payload: { workspace_id: workspaceId, name, value } }], actorOf(c))
 
-  const captureText = (ws: string) => ({ capture_text: state.setting<unknown>(ws, 'capture_text', false) === true })
+  const captureText = (ws: string) => ({ capture_text: captureTextOn(state, ws) })
   mount(app, ROUTES.getCaptureText, state, (c) => c.json(captureText(targetWorkspace(c).id)))
   mount(app, ROUTES.patchCaptureText, state, async (c) => {
     const ws = targetWorkspace(c)
     const body = await jsonBody(c, CaptureTextBody)
-    await set(c, ws.id, 'capture_text', body.capture_text)
+    await writeSetting(control, actorOf(c), ws.id, 'capture_text', body.capture_text)
     return c.json(captureText(ws.id))
   })
 
   // Open-web verification needs the organization's search credential; without it the
   // sources engine stays on the closed knowledge base whatever the flag says.
   const broadenSources = (wsId: string, orgId: string) => {
-    const on = state.setting<unknown>(wsId, 'broaden_sources', false) === true
+    const on = settingOf(state, wsId, 'broaden_sources')
     const credential = state.credentialsOf(orgId).search !== null
     return { broaden_sources: on, search_credential_configured: credential, mode: on && credential ? 'open_web' : 'closed_knowledge_base' }
   }
@@ -91,27 +88,27 @@ export function settingRoutes(control: ControlWriter, opts: { defaultCostProvide
   mount(app, ROUTES.patchBroadenSources, state, async (c) => {
     const ws = targetWorkspace(c)
     const body = await jsonBody(c, BroadenSourcesBody)
-    await set(c, ws.id, 'broaden_sources', body.broaden_sources)
+    await writeSetting(control, actorOf(c), ws.id, 'broaden_sources', body.broaden_sources)
     return c.json(broadenSources(ws.id, ws.org_id))
   })
 
   const costProvider = (ws: string) => ({
-    cost_provider: state.setting<string>(ws, 'cost_provider', ''),
+    cost_provider: settingOf(state, ws, 'cost_provider'),
     effective_provider: workspaceCostProvider(state, ws, opts.defaultCostProvider),
   })
   mount(app, ROUTES.getCostProvider, state, (c) => c.json(costProvider(targetWorkspace(c).id)))
   mount(app, ROUTES.patchCostProvider, state, async (c) => {
     const ws = targetWorkspace(c)
     const body = await jsonBody(c, CostProviderBody)
-    // Free-form by design (any provider key of the price table or an operator's own).
-    await set(c, ws.id, 'cost_provider', body.cost_provider.trim().toLowerCase().slice(0, COST_PROVIDER_MAX))
+    // Free-form by design (any provider key of the price table or an operator's own); the catalog normalizes it.
+    await writeSetting(control, actorOf(c), ws.id, 'cost_provider', body.cost_provider)
     return c.json(costProvider(ws.id))
   })
 
   // Effective values: the workspace's switch and its organization's gate together.
   // gated_by_organization (beyond the spec) says which switches the organization holds closed.
   const engines = (ws: string) => {
-    const stored = state.setting<Record<string, boolean>>(ws, 'engines', {})
+    const stored = settingOf(state, ws, 'engines')
     return {
       engines: Object.fromEntries(ENGINE_NAMES.map((n) => [n, engineAllowed(state, ws, n)])) as Record<EngineName, boolean>,
       gated_by_organization: ENGINE_NAMES.filter((n) => engineEnabled(stored, n) && !engineAllowed(state, ws, n)),
@@ -124,7 +121,7 @@ export function settingRoutes(control: ControlWriter, opts: { defaultCostProvide
     const unknown = Object.keys(body.engines).filter((n) => !(ENGINE_NAMES as readonly string[]).includes(n))
     if (unknown.length) throw badRequest(`unknown engine ${unknown.join(', ')}`, { accepted: ENGINE_NAMES })
     // PUT replaces the map: a name left out goes back to its default.
-    await set(c, ws.id, 'engines', body.engines)
+    await writeSetting(control, actorOf(c), ws.id, 'engines', body.engines)
     return c.json(engines(ws.id))
   })
 

@@ -16,6 +16,7 @@
 import { Hono } from 'hono'
 import { codingAgentEventV1, codingAgentKey, codingAgentMetricV1 } from '@svc/shared/bus/records'
 import { TOPICS } from '@svc/shared/bus/topics'
+import { captureTextOn } from '@svc/shared/control/settings'
 import { badRequest } from '@svc/shared/http/errors'
 import { apiKeyAuth, type ApiKeyPrincipal } from '../middleware/api-key.js'
 import { decodeActivityRequest, decodeLogsRequest, stripEventText } from '../otlp/logs.js'
@@ -45,7 +46,7 @@ const eventPreparer =
     const d = decode(body, { tenant: tenant(p), receivedAtMs })
     if (!d.ok) throw badRequest(d.message)
     // capture_text off: prompt and completion text is stored nowhere (read per request, as for spans).
-    if (deps.state.setting<unknown>(p.workspace_id, 'capture_text', false) !== true) for (const e of d.events) deps.metrics.text_attributes_dropped += stripEventText(e)
+    if (!captureTextOn(deps.state, p.workspace_id)) for (const e of d.events) deps.metrics.text_attributes_dropped += stripEventText(e)
     const records = d.events.map((e) => ({ key: codingAgentKey(e.workspace_id, sessionOf(e.attributes, e.event_name)), value: codingAgentEventV1.encode(e) }))
     return { records: [{ topic: TOPICS.codingAgentEvents, records }], rejected: d.rejected, accepted: records.length, noun: 'log_records', partialField: 'rejectedLogRecords' }
   }

@@ -7,6 +7,7 @@
 import { Hono } from 'hono'
 import { spanV1, traceKey } from '@svc/shared/bus/records'
 import { TOPICS } from '@svc/shared/bus/topics'
+import { captureTextOn } from '@svc/shared/control/settings'
 import { stripContent } from '@svc/shared/domain/content-capture'
 import { badRequest } from '@svc/shared/http/errors'
 import { apiKeyAuth } from '../middleware/api-key.js'
@@ -18,7 +19,7 @@ export const prepareTraces: Preparer = (body, p, receivedAtMs, deps) => {
   const d = decodeTraceRequest(body, { principal: p, receivedAtMs })
   if (!d.ok) throw badRequest(d.message)
   // capture_text is read per request, so a change applies to the next batch and never to stored spans.
-  if (deps.state.setting<unknown>(p.workspace_id, 'capture_text', false) !== true) for (const s of d.spans) deps.metrics.text_attributes_dropped += stripContent(s)
+  if (!captureTextOn(deps.state, p.workspace_id)) for (const s of d.spans) deps.metrics.text_attributes_dropped += stripContent(s)
   const records = d.spans.map((s) => ({ key: traceKey(s.workspace_id, s.trace_id), value: spanV1.encode(s) }))
   return {
     records: [{ topic: TOPICS.spansRaw, records }],

@@ -4,6 +4,7 @@
  * fails closed, i.e. sends no text, when this call fails).
  */
 import { Hono } from 'hono'
+import { captureTextOn } from '@svc/shared/control/settings'
 import type { ControlState } from '@svc/shared/control/state'
 import { forbidden, notFound } from '@svc/shared/http/errors'
 import { apiKeyAuth, apiKeyPrincipal } from '../middleware/api-key.js'
@@ -36,7 +37,7 @@ export function workspaceRoutes(state: ControlState, onKeyUsed?: (keyId: string)
       if (other && other.deleted_at_ms === null) throw forbidden('this API key belongs to a different workspace')
       throw notFound(`workspace ${ref} not found`)
     }
-    return c.json({ capture_text: state.setting<unknown>(p.workspace_id, 'capture_text', false) === true })
+    return c.json({ capture_text: captureTextOn(state, p.workspace_id) })
   })
 
   return app

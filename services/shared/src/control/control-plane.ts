@@ -41,12 +41,14 @@ export function foldingWriter(state: ControlState): ControlWriter {
  * `append` resolves only once this process has folded what it wrote.
  */
 export class ControlPlane implements ControlWriter {
-  readonly state = new ControlState()
+  readonly state: ControlState
   private folded = -1n
   private waiters: Array<{ offset: bigint; resolve: () => void }> = []
   private sub: Subscription | null = null
 
-  private constructor(private readonly bus: Bus, private readonly log: Logger) {}
+  private constructor(private readonly bus: Bus, private readonly log: Logger) {
+    this.state = new ControlState(log)
+  }
 
   static async start(bus: Bus, log: Logger): Promise<ControlPlane> {
     const cp = new ControlPlane(bus, log.child({ component: 'control-plane' }))

@@ -1,6 +1,7 @@
 import { ROLE_RANK, type ControlEvent, type Role } from './events.js'
 import type { SealedSecret } from './envelope.js'
 import { hashApiKey } from './secrets.js'
+import type { Logger } from '../log.js'
 
 export interface Org {
   id: string
@@ -69,11 +70,15 @@ export class ControlState {
   readonly apiKeys = new Map<string, ApiKey>()
   /** key: `${org_id}|${user_id}|${workspace_id ?? ''}` */
   readonly memberships = new Map<string, Membership>()
+  /** Workspace settings as stored; read them through control/settings.ts (settingOf), which validates. */
   readonly settings = new Map<string, Map<string, unknown>>()
   /** Per organization; secrets stay sealed here, only engines that call a provider open them. */
   readonly credentials = new Map<string, OrgCredentials>()
   private readonly keysByHash = new Map<string, ApiKey>()
   private readonly usersByEmail = new Map<string, User>()
+
+  /** `log` receives what reads find wrong in the state (an invalid stored setting, control/settings.ts). */
+  constructor(readonly log: Pick<Logger, 'warn'> | null = null) {}
 
   apply(e: ControlEvent): void {
     switch (e.type) {
@@ -263,10 +268,5 @@ export class ControlState {
       if (best === null || ROLE_RANK[m.role] > ROLE_RANK[best]) best = m.role
     }
     return best
-  }
-
-  setting<T>(workspaceId: string, name: string, fallback: T): T {
-    const v = this.settings.get(workspaceId)?.get(name)
-    return v === undefined ? fallback : (v as T)
   }
 }

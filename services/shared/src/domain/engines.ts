@@ -1,4 +1,5 @@
 import { ENGINES_OFF_BY_DEFAULT, TRACE_ENGINES, type EngineName, type TraceEngine } from '../bus/topics.js'
+import { settingOf, type SettingsSource } from '../control/settings.js'
 
 /**
  * A workspace's engine switches as stored (name -> boolean). A name missing from the
@@ -10,8 +11,7 @@ export function engineEnabled(settings: Partial<Record<string, boolean>>, name: 
 }
 
 /** What the gate rule needs of the control state. */
-export interface EngineGateState {
-  setting<T>(workspaceId: string, name: string, fallback: T): T
+export interface EngineGateState extends SettingsSource {
   workspaces: ReadonlyMap<string, { org_id: string }>
   orgs: ReadonlyMap<string, { engine_gates: Record<string, boolean> }>
 }
@@ -23,7 +23,7 @@ export interface EngineGateState {
  * own setting in charge.
  */
 export function engineAllowed(state: EngineGateState, workspaceId: string, name: EngineName): boolean {
-  if (!engineEnabled(state.setting<Record<string, boolean>>(workspaceId, 'engines', {}), name)) return false
+  if (!engineEnabled(settingOf(state, workspaceId, 'engines'), name)) return false
   const orgId = state.workspaces.get(workspaceId)?.org_id
   return orgId === undefined || state.orgs.get(orgId)?.engine_gates[name] !== false
 }

@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
+import { settingOf, type SettingsSource } from '../control/settings.js'
 
 const Price = z.number().finite().nonnegative()
 export const PriceTableSchema = z.object({
@@ -42,8 +43,8 @@ export function loadPriceTable(file: string = BUNDLED_PRICE_TABLE): PriceTable {
 }
 
 /** The workspace's effective cost provider: its cost_provider setting, else the deployment default. */
-export function workspaceCostProvider(state: { setting<T>(ws: string, name: string, fallback: T): T }, workspaceId: string, defaultProvider: string): string {
-  return state.setting<string>(workspaceId, 'cost_provider', '') || defaultProvider
+export function workspaceCostProvider(state: SettingsSource, workspaceId: string, defaultProvider: string): string {
+  return settingOf(state, workspaceId, 'cost_provider') || defaultProvider
 }
 
 export interface TokenCounts {

@@ -1,24 +1,19 @@
 /**
- * Workspace retention: the allowed windows, the effective window, and the hourly
- * cutoff that previews, confirm tokens and the sweeper share.
+ * Workspace retention: the effective window, and the hourly cutoff that previews,
+ * confirm tokens and the sweeper share. The setting itself (the allowed windows
+ * among them) is in the settings catalog, control/settings.ts.
  *
  * A workspace with retention disabled (or never set) keeps the deployment default
  * (SVC_DEFAULT_RETENTION_HOURS); enabling it applies its own window.
  */
-export const RETENTION_HOURS = [24, 48, 168, 336, 720, 1440, 2160, 4320, 8760] as const
+import { settingOf, type RetentionSetting, type SettingsSource } from '../control/settings.js'
 
 /** Below this, daily roll-ups (drift, correlation, savings) run less often than data expires. */
 export const ROLLUP_SAFE_HOURS = 48
 
-export interface RetentionSetting {
-  enabled: boolean
-  hours: number
-  updated_at_ms: number
-}
-
 const HOUR_MS = 3_600_000
 
-export function effectiveRetentionHours(setting: RetentionSetting | undefined, defaultHours: number): number {
+export function effectiveRetentionHours(setting: RetentionSetting | null, defaultHours: number): number {
   return setting?.enabled ? setting.hours : defaultHours
 }
 
@@ -32,14 +27,14 @@ export function retentionCutoffMs(nowMs: number, hours: number): number {
 }
 
 /** The effective window of a workspace as the folded control state has it. */
-export function workspaceRetentionHours(state: { setting<T>(ws: string, name: string, fallback: T): T }, workspaceId: string, defaultHours: number): number {
-  return effectiveRetentionHours(state.setting<RetentionSetting | undefined>(workspaceId, 'retention', undefined), defaultHours)
+export function workspaceRetentionHours(state: SettingsSource, workspaceId: string, defaultHours: number): number {
+  return effectiveRetentionHours(settingOf(state, workspaceId, 'retention'), defaultHours)
 }
 
 /**
  * Reads apply a workspace's current retention at once (physical deletion by TTL
  * follows later): a trace that started before this, in epoch nanoseconds, is not served.
  */
-export function retentionFloorNs(state: { setting<T>(ws: string, name: string, fallback: T): T }, workspaceId: string, defaultHours: number, nowMs = Date.now()): bigint {
+export function retentionFloorNs(state: SettingsSource, workspaceId: string, defaultHours: number, nowMs = Date.now()): bigint {
   return BigInt(nowMs - workspaceRetentionHours(state, workspaceId, defaultHours) * HOUR_MS) * 1_000_000n
 }
