@@ -51,6 +51,8 @@ export interface ApiAppDeps {
   bus?: Bus
   /** SVC_ALIGNMENT_MAX_DOC_BYTES (default 10 MiB). */
   alignmentMaxDocBytes?: number
+  /** SVC_EGRESS_ALLOW_PRIVATE: an LLM api_base may name a private or loopback address (default false). */
+  egressAllowPrivate?: boolean
   log: Logger
 }
 
@@ -69,7 +71,7 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   app.route('/', workspaceRoutes(deps.control))
   app.route('/', apiKeyRoutes(deps.control, deps.cache))
   app.route('/', settingRoutes(deps.control, { defaultCostProvider: deps.defaultCostProvider }))
-  app.route('/', credentialRoutes(deps.control, deps.masterKey))
+  app.route('/', credentialRoutes(deps.control, deps.masterKey, { egressAllowPrivate: deps.egressAllowPrivate ?? false }))
   app.route('/', budgetRoutes(deps.control, store))
   app.route('/', retentionRoutes(deps.control, { store, master: deps.masterKey, defaultRetentionHours: deps.defaultRetentionHours }))
   app.route('/', usageRoutes(store, state))

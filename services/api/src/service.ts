@@ -46,6 +46,7 @@ export async function startApi(deps: ApiDeps): Promise<{ port: number; close(): 
     masterKey: await masterKeyFor(config, deps.cache, log),
     bus: deps.bus,
     alignmentMaxDocBytes: config.SVC_ALIGNMENT_MAX_DOC_BYTES,
+    egressAllowPrivate: config.SVC_EGRESS_ALLOW_PRIVATE,
     log,
   })
   const server = await listen(app, { host: config.SVC_HOST, port: config.SVC_API_PORT, log, name: 'api' })

@@ -86,6 +86,9 @@ export const ConfigSchema = z
     SVC_PLATFORM_LLM_API_BASE: optionalString,
     // The web search API behind the search credential (Tavily-compatible).
     SVC_SEARCH_API_BASE: z.string().url().default('https://api.tavily.com'),
+    // Calls that carry an organization's key (its LLM provider, embeddings, web search) reach public addresses
+    // only; true lets them reach loopback and private networks too (a model on this machine or the LAN, tests).
+    SVC_EGRESS_ALLOW_PRIVATE: bool.default('false'),
     // Alignment: policy passages fetched per output sentence, and the largest policy document accepted (bytes).
     SVC_ALIGNMENT_TOP_K: positiveInt.default(3),
     SVC_ALIGNMENT_MAX_DOC_BYTES: positiveInt.default(10 * 1024 * 1024),

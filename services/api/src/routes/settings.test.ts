@@ -102,8 +102,9 @@ describe('credentials', () => {
     const sealed = h.state.credentialsOf(ORG).llm!.secret!
     expect(openSecret(h.masterKey, sealed, llmContext(ORG))).toBe(SECRET_LLM)
 
-    const kept = await req('PUT', '/v1/observ/orgs/acme/llm-credentials', { provider: 'openai', model_id: 'gpt-4o' }, DEV)
-    expect(kept.body).toMatchObject({ model_id: 'gpt-4o', api_key_last4: '7q9z', api_base: null })
+    // Kept for the same provider and api_base (credentials.test.ts: a change of either needs the key again).
+    const kept = await req('PUT', '/v1/observ/orgs/acme/llm-credentials', { provider: 'openai', model_id: 'gpt-4o', api_base: 'https://gateway.example/v1' }, DEV)
+    expect(kept.body).toMatchObject({ model_id: 'gpt-4o', api_key_last4: '7q9z', api_base: 'https://gateway.example/v1' })
     expect(h.state.credentialsOf(ORG).llm!.secret).toEqual(sealed)
 
     expect((await req('PATCH', '/v1/observ/orgs/acme/llm-credentials/fallback', { enabled: true }, DEV)).body.fallback_enabled).toBe(true)

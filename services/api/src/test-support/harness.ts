@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createMemoryCache } from '@svc/shared/cache/memory'
 import { loadConfig } from '@svc/shared/config'
-import { foldingWriter } from '@svc/shared/control/control-plane'
+import { foldingWriter, type ControlWriter } from '@svc/shared/control/control-plane'
 import { masterKeyFrom, type MasterKey } from '@svc/shared/control/envelope'
 import type { ControlEvent, Role } from '@svc/shared/control/events'
 import { hashApiKey, stableUuid } from '@svc/shared/control/secrets'
@@ -46,6 +46,12 @@ export async function apiHarness(opts: {
   /** A bus for routes that produce (alignment document uploads). */
   bus?: Bus
   log?: Logger
+  /** SVC_EGRESS_ALLOW_PRIVATE (default false, as in production). */
+  egressAllowPrivate?: boolean
+  /** Another harness's store, for a second app in the same test file (chdb opens one data directory per process). */
+  store?: Store
+  /** Wraps the folding writer, e.g. to land a racing event just before a route's own. */
+  wrapWriter?: (w: ControlWriter) => ControlWriter
 }): Promise<Harness> {
   const ev = eventMaker()
   const state = new ControlState()
@@ -54,13 +60,13 @@ export async function apiHarness(opts: {
   for (const [key, role] of Object.entries(opts.keys))
     state.apply(ev('api_key.created', { key_id: `key-${role}-${key.slice(-4)}`, org_id: ORG, workspace_id: WS, project_id: 'p', role, name: role, key_hash: hashApiKey(key), key_last4: key.slice(-4) }))
   const quiet = createLogger({ level: 'silent' })
-  const store = await createStore(loadConfig({ SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'api-harness-')) }), quiet)
-  await migrate(store, quiet)
+  const store = opts.store ?? (await createStore(loadConfig({ SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'api-harness-')) }), quiet))
+  if (!opts.store) await migrate(store, quiet)
   const masterKey = masterKeyFrom(randomBytes(32))
   const app = createApiApp({
     store,
     cache: createMemoryCache(),
-    control: foldingWriter(state),
+    control: opts.wrapWriter ? opts.wrapWriter(foldingWriter(state)) : foldingWriter(state),
     jwtSecret: 'test-secret',
     jwtTtlSeconds: 600,
     defaultRetentionHours: opts.defaultRetentionHours ?? 720,
@@ -69,7 +75,8 @@ export async function apiHarness(opts: {
     engineStallMs: 15 * 60_000,
     masterKey,
     bus: opts.bus,
+    egressAllowPrivate: opts.egressAllowPrivate,
     log: opts.log ?? quiet,
   })
-  return { app, store, state, masterKey, close: () => store.close() }
+  return { app, store, state, masterKey, close: () => (opts.store ? Promise.resolve() : store.close()) }
 }
