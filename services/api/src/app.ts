@@ -9,7 +9,9 @@ import type { Cache } from '@svc/shared/cache/types'
 import type { MasterKey } from '@svc/shared/control/envelope'
 import { keyUsageRecorder } from '@svc/shared/control/key-usage'
 import { jsonErrorHandler, jsonNotFound } from '@svc/shared/http/errors'
+import { metricsHandler, requestMetrics } from '@svc/shared/http/request-metrics'
 import type { Logger } from '@svc/shared/log'
+import { processRegistry } from '@svc/shared/metrics'
 import type { Store } from '@svc/shared/store/types'
 import { authenticate } from './middleware/auth.js'
 import { requestId } from './middleware/request-id.js'
@@ -63,7 +65,10 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   const app = new Hono()
   app.use(requestId())
   app.use(requestLog(log))
+  const metrics = requestMetrics('svc_api_request_duration_seconds', 'Read API request duration, by route pattern and status')
+  app.use(metrics.observe)
   app.get('/health', (c) => c.json({ status: 'ok' }))
+  app.get('/metrics', metricsHandler(metrics.registry, processRegistry))
   app.route('/', loginRoutes({ state, jwtSecret, ttlSeconds: deps.jwtTtlSeconds }))
   app.use('/v1/*', authenticate(state, jwtSecret, keyUsageRecorder(deps.cache)))
   app.route('/', meRoutes(state))

@@ -1,6 +1,6 @@
 /**
- * What a hostile request body can make the read API do: never a 500, never more
- * than the documented limits.
+ * What a hostile request can make the read API do: never a 500, never more than
+ * the documented limits, never a /metrics series per path.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiHarness, type Harness } from './test-support/harness.js'
@@ -41,5 +41,23 @@ describe('deeply nested JSON bodies', () => {
   it('provider_config nested within the limit is stored', async () => {
     const res = await send('PUT', '/v1/observ/orgs/acme/llm-credentials', routes[0]![2](deepObject(20)))
     expect(res.status).toBe(200)
+  })
+})
+
+describe('/metrics cardinality', () => {
+  const requestSeries = async () => (await (await h.app.request('/metrics')).text()).split('\n').filter((l) => l.startsWith('svc_api_request_duration_seconds_count{')).map((l) => l.replace(/ \d+$/, ''))
+
+  it('1,000 requests to random paths add a handful of request-duration series, labelled by route pattern', async () => {
+    const before = new Set(await requestSeries())
+    const random = (i: number) => `${i.toString(36)}-${Math.random().toString(36).slice(2)}`
+    for (let i = 0; i < 1000; i++) {
+      const path = [`/v1/${random(i)}`, `/v1/observ/orgs/${random(i)}/workspaces/${random(i)}/traces/${random(i)}`, `/${random(i)}`, `${WS_PATH}/traces/${random(i)}`][i % 4]!
+      await h.app.request(path, { headers: i % 2 ? { 'x-svc-api-key': ADMIN } : {} })
+    }
+    const added = (await requestSeries()).filter((s) => !before.has(s))
+    expect(added.length).toBeGreaterThan(0)
+    expect(added.length).toBeLessThanOrEqual(4)
+    expect(added).toContain('svc_api_request_duration_seconds_count{route="/v1/observ/orgs/:org/workspaces/:ws/traces/:trace_id",status="404"}')
+    expect(added).toContain('svc_api_request_duration_seconds_count{route="unmatched",status="401"}')
   })
 })

@@ -9,8 +9,8 @@ import type { Config } from '@svc/shared/config'
 import { keyUsageRecorder } from '@svc/shared/control/key-usage'
 import type { ControlState } from '@svc/shared/control/state'
 import { jsonErrorHandler, jsonNotFound } from '@svc/shared/http/errors'
+import { metricsHandler } from '@svc/shared/http/request-metrics'
 import type { Logger } from '@svc/shared/log'
-import { Registry } from 'prom-client'
 import { PIPELINE_LAG, processRegistry, registerConsumerLag } from '@svc/shared/metrics'
 import { createIngestMetrics, ingestRegistry, type IngestMetrics } from './metrics.js'
 import { InflightBudget } from './middleware/backpressure.js'
@@ -48,19 +48,11 @@ export function createIngestApp(deps: IngestDeps): IngestApp {
 
   const app = new Hono()
   app.get('/health', (c) => c.json({ status: 'ok' }))
-  const { registry, requestSeconds } = ingestRegistry(metrics, () => budget.inflightBytes)
+  const { registry, observe } = ingestRegistry(metrics, () => budget.inflightBytes)
   // Lag of the groups that consume what ingest writes (the assembler, the dead-letter sink).
   registerConsumerLag(bus, PIPELINE_LAG, registry)
-  app.use('/v1/*', async (c, next) => {
-    const done = requestSeconds.startTimer()
-    await next()
-    // The workspace in sdk-config paths would make a label per workspace.
-    done({ route: c.req.path.startsWith('/v1/workspaces/') ? '/v1/workspaces/:ws/sdk-config' : c.req.path, status: String(c.res.status) })
-  })
-  app.get('/metrics', async (c) => {
-    const all = Registry.merge([registry, processRegistry])
-    return c.text(await all.metrics(), 200, { 'content-type': all.contentType })
-  })
+  app.use('/v1/*', observe)
+  app.get('/metrics', metricsHandler(registry, processRegistry))
   app.route(
     '/',
     otlpRoutes({

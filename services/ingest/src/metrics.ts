@@ -1,4 +1,6 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { MiddlewareHandler } from 'hono'
+import { Counter, Gauge, Registry } from 'prom-client'
+import { requestMetrics } from '@svc/shared/http/request-metrics'
 
 /**
  * Ingest counters as plain numbers, shared by the routes and exposed on the app so
@@ -41,9 +43,9 @@ export function createIngestMetrics(): IngestMetrics {
 
 /**
  * The ingest registry (prom-client): the counters above, read when scraped, and the
- * request duration histogram the app observes.
+ * request duration histogram (by route pattern) the app observes with `observe`.
  */
-export function ingestRegistry(m: IngestMetrics, inflightBytes: () => number): { registry: Registry; requestSeconds: Histogram<'route' | 'status'> } {
+export function ingestRegistry(m: IngestMetrics, inflightBytes: () => number): { registry: Registry; observe: MiddlewareHandler } {
   const registry = new Registry()
   for (const name of Object.keys(m) as Array<keyof IngestMetrics>) {
     if (name === 'inflight_bytes') continue
@@ -65,12 +67,6 @@ export function ingestRegistry(m: IngestMetrics, inflightBytes: () => number): {
       this.set(inflightBytes())
     },
   })
-  const requestSeconds = new Histogram({
-    name: 'svc_ingest_request_duration_seconds',
-    help: 'Ingest request duration, by route and status',
-    labelNames: ['route', 'status'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  })
-  return { registry, requestSeconds }
+  const { observe } = requestMetrics('svc_ingest_request_duration_seconds', 'Ingest request duration, by route pattern and status', registry)
+  return { registry, observe }
 }

@@ -193,7 +193,7 @@ function operationOf(doc: RouteDoc): OpenApiOperation {
   }
 }
 
-/** Routes of the app outside the access table and the registry: /health and this document itself. */
+/** Routes of the app outside the access table and the registry: /health, /metrics and this document itself. */
 function builtinOperations(): Array<{ path: string; method: string; op: OpenApiOperation }> {
   const json = (schema: z.ZodTypeAny) => ({ 'application/json': { schema: jsonSchemaOf(schema, 'output') } })
   return [
@@ -201,6 +201,19 @@ function builtinOperations(): Array<{ path: string; method: string; op: OpenApiO
       path: '/health',
       method: 'get',
       op: { operationId: 'health', summary: 'Liveness', tags: ['Service'], security: [], parameters: [], responses: { 200: { description: 'The process answers', content: json(z.object({ status: z.literal('ok') })) } } },
+    },
+    {
+      path: '/metrics',
+      method: 'get',
+      op: {
+        operationId: 'metrics',
+        summary: 'Prometheus metrics',
+        description: 'Request durations by route pattern and status (`svc_api_request_duration_seconds`), ClickHouse and Node.js runtime metrics, in the Prometheus text format.',
+        tags: ['Service'],
+        security: [],
+        parameters: [],
+        responses: { 200: { description: 'Metrics', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      },
     },
     {
       path: '/openapi.json',

@@ -101,6 +101,21 @@ describe('deep nesting (10,000 levels)', () => {
   })
 })
 
+describe('/metrics cardinality', () => {
+  it('1,000 requests to random paths add a handful of request-duration series, labelled by route pattern', async () => {
+    const random = (i: number) => `${i.toString(36)}-${Math.random().toString(36).slice(2)}`
+    for (let i = 0; i < 1000; i++) {
+      const path = [`/v1/${random(i)}`, `/v1/workspaces/${random(i)}/sdk-config`, `/v1/otlp/traces/${random(i)}`, `/v1/otlp/coding-agent/v1/${random(i)}`][i % 4]!
+      await ingest.app.request(path, { method: i % 3 ? 'GET' : 'POST', headers })
+    }
+    const text = await (await ingest.app.request('/metrics')).text()
+    const series = text.split('\n').filter((l) => l.startsWith('svc_ingest_request_duration_seconds_count{'))
+    expect(series.length).toBeLessThanOrEqual(5)
+    expect(series).toContain('svc_ingest_request_duration_seconds_count{route="/v1/workspaces/:ws/sdk-config",status="404"} 167')
+    expect(series.filter((l) => l.includes('route="unmatched"')).length).toBeGreaterThan(0)
+  })
+})
+
 describe('times outside the stored range', () => {
   it('activity: a timestamp past 2262 (beyond int64 nanoseconds) or before 1970 dead-letters the record', async () => {
     const act = (ts: string) => `{"type":"user_prompt","timestamp":${ts}}`
