@@ -6,7 +6,7 @@
  */
 import { Hono } from 'hono'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
-import { engineGroup, engineJobsTopic, GROUPS, TOPICS, TRACE_ENGINES } from './bus/topics.js'
+import { DEAD_LETTER_TOPICS, engineGroup, engineJobsTopic, GROUPS, TOPICS, TRACE_ENGINES } from './bus/topics.js'
 import type { Bus } from './bus/types.js'
 
 export const processRegistry = new Registry()
@@ -44,20 +44,67 @@ export const engineLlmTokens = new Counter({
   registers: [processRegistry],
 })
 
+/** The consumer runner's figures (bus/run-consumer.ts), by consumer group. */
+export const consumerRecords = new Counter({
+  name: 'svc_consumer_records_total',
+  help: 'Records consumed, by group and topic (each counted once its batch is handled)',
+  labelNames: ['group', 'topic'],
+  registers: [processRegistry],
+})
+export const consumerBatches = new Counter({
+  name: 'svc_consumer_batches_total',
+  help: 'Batches handled, by group',
+  labelNames: ['group'],
+  registers: [processRegistry],
+})
+export const consumerBatchFailures = new Counter({
+  name: 'svc_consumer_batch_failures_total',
+  help: 'Batches whose handling failed and will be delivered again, by group',
+  labelNames: ['group'],
+  registers: [processRegistry],
+})
+export const consumerHandlerSeconds = new Histogram({
+  name: 'svc_consumer_handler_duration_seconds',
+  help: 'Time to handle one batch (decode, handler, dead letters), by group',
+  labelNames: ['group'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [processRegistry],
+})
+/** svc_consumer_dead_letters_total{topic,reason}: undecodable, invalid (the handler's verdict) or failed (after its retries). */
+export const consumerDeadLetters = new Counter({
+  name: 'svc_consumer_dead_letters_total',
+  help: 'Records a consumer dead-lettered, by the topic they were read from and why',
+  labelNames: ['topic', 'reason'],
+  registers: [processRegistry],
+})
+
 /** Consumer groups whose lag /metrics reports: group -> topics it reads. */
 export type LagWatch = Array<{ group: string; topic: string }>
 
-/** The lag worth watching in every process: the assembler's groups, each engine's and the results sink's. */
+/**
+ * Every consumer group of the pipeline, listed in every process (ingest's /metrics
+ * reports the lag of consumers running elsewhere too).
+ */
 export const PIPELINE_LAG: LagWatch = [
   { group: GROUPS.assembler, topic: TOPICS.spansRaw },
-  { group: GROUPS.deadLetterSink, topic: TOPICS.spansRawDlq },
+  ...DEAD_LETTER_TOPICS.map((topic) => ({ group: GROUPS.deadLetterSink, topic })),
   ...TRACE_ENGINES.map((e) => ({ group: engineGroup(e), topic: engineJobsTopic(e) })),
   { group: GROUPS.engineResultsSink, topic: TOPICS.engineResults },
+  { group: GROUPS.alignmentDocuments, topic: TOPICS.alignmentDocuments },
+  { group: GROUPS.codingAgent, topic: TOPICS.codingAgentMetrics },
+  { group: GROUPS.codingAgent, topic: TOPICS.codingAgentEvents },
 ]
+
+/** Groups started in this process (runConsumer registers each), so no consumer is left out of the lag. */
+const running = new Map<string, { group: string; topic: string }>()
+export function watchConsumerLag(group: string, topics: readonly string[]): void {
+  for (const topic of topics) running.set(`${group}\u0000${topic}`, { group, topic })
+}
 
 /**
  * svc_consumer_lag_records{group,topic,partition}: records written but not yet
- * committed by the group, read from the bus when scraped. Registered once per bus.
+ * committed by the group, read from the bus when scraped. Registered once per bus;
+ * covers `watch` and every group runConsumer started in this process.
  */
 export function registerConsumerLag(bus: Bus, watch: LagWatch, registry: Registry = processRegistry): void {
   const name = 'svc_consumer_lag_records'
@@ -69,7 +116,9 @@ export function registerConsumerLag(bus: Bus, watch: LagWatch, registry: Registr
     registers: [registry],
     async collect() {
       this.reset()
-      for (const { group, topic } of watch) {
+      const all = new Map(watch.map((w) => [`${w.group}\u0000${w.topic}`, w]))
+      for (const [k, w] of running) all.set(k, w)
+      for (const { group, topic } of all.values()) {
         const [ends, committed] = await Promise.all([bus.endOffsets(topic), bus.committedOffsets(group, topic)]).catch(() => [new Map<number, string>(), new Map<number, string>()])
         for (const [partition, end] of ends) this.set({ group, topic, partition: String(partition) }, Math.max(0, Number(end) - Number(committed.get(partition) ?? 0)))
       }

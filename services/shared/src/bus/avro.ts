@@ -28,12 +28,45 @@ const LongType = avro.types.LongType.__with({
 
 export type AvroType<T> = { encode(value: T): Buffer; decode(buf: Buffer): T; readonly name: string }
 
+interface RecordSchema {
+  type: 'record'
+  fields: Array<{ name: string; default?: unknown }>
+}
+type Resolver = ReturnType<avro.Type['createResolver']>
+const typeOf = (schema: RecordSchema) => avro.Type.forSchema(schema as Parameters<typeof avro.Type.forSchema>[0], { registry: { long: LongType } })
+
+/**
+ * Within a version a contract only gains fields, at the end, each with a default.
+ * A record written before such fields existed is shorter than the current schema
+ * expects; it is read through a resolver from the schema as it was then (each
+ * shorter prefix whose dropped fields all have defaults), newest first.
+ */
+function earlierWriters(schema: RecordSchema, type: avro.Type): Resolver[] {
+  const resolvers: Resolver[] = []
+  for (let n = schema.fields.length - 1; n > 0 && 'default' in schema.fields[n]!; n--) resolvers.push(type.createResolver(typeOf({ ...schema, fields: schema.fields.slice(0, n) })))
+  return resolvers
+}
+
 export function loadAvroType<T>(file: string): AvroType<T> {
-  const schema = JSON.parse(readFileSync(SCHEMA_DIR + file, 'utf8'))
-  const type = avro.Type.forSchema(schema, { registry: { long: LongType } })
+  const schema = JSON.parse(readFileSync(SCHEMA_DIR + file, 'utf8')) as RecordSchema
+  const type = typeOf(schema)
+  const earlier = earlierWriters(schema, type)
   return {
     name: file,
     encode: (value: T) => type.toBuffer(value),
-    decode: (buf: Buffer) => type.fromBuffer(buf) as T,
+    decode: (buf: Buffer) => {
+      try {
+        return type.fromBuffer(buf) as T
+      } catch (err) {
+        for (const resolver of earlier) {
+          try {
+            return type.fromBuffer(buf, resolver) as T
+          } catch {
+            // not written with this earlier schema either
+          }
+        }
+        throw err
+      }
+    },
   }
 }

@@ -44,6 +44,11 @@ export interface DeadLetterRecord {
   reason: string
   payload: string
   received_at_ms: number
+  /** Where a consumer read the record it dead-lettered, and its bytes; absent (defaults) for items rejected at ingest. */
+  original_topic?: string
+  original_partition?: number
+  original_offset?: number | bigint
+  original_value?: Buffer
 }
 
 export interface BudgetAlertRecord {

@@ -57,14 +57,26 @@ export const ENGINES_OFF_BY_DEFAULT: ReadonlySet<EngineName> = new Set(['externa
 
 /** TraceCompleted (trace-completed.v1.avsc), key workspace_id:trace_id. */
 export const engineJobsTopic = (engine: TraceEngine) => `engine.${engine}.jobs.v1`
-/** EngineJobFailed (engine-job-failed.v1.avsc): jobs an engine gave up on after its retries. */
-export const engineJobsDlqTopic = (engine: TraceEngine) => `${engineJobsTopic(engine)}.dlq`
+
+/** Where a consumer of `topic` puts what it cannot decode or handle (runConsumer). */
+export const dlqTopic = (topic: string) => `${topic}.dlq`
+/** EngineJobFailed (engine-job-failed.v1.avsc): jobs an engine gave up on after its retries, or could not read. */
+export const engineJobsDlqTopic = (engine: TraceEngine) => dlqTopic(engineJobsTopic(engine))
+
+/** Topics read through runConsumer whose dead letters are DeadLetter records (dead-letter.v1.avsc). */
+const DEAD_LETTERED = [TOPICS.spansRaw, TOPICS.engineResults, TOPICS.alignmentDocuments, TOPICS.codingAgentMetrics, TOPICS.codingAgentEvents] as const
+
+/**
+ * Every dead-letter topic, all landed in dead_letters_v1 by the dead-letter sink so
+ * ingestion health counts them per workspace: every record on them names its
+ * workspace (a field, and the key's first part).
+ */
+export const DEAD_LETTER_TOPICS: readonly string[] = [...DEAD_LETTERED.map(dlqTopic), ...TRACE_ENGINES.map(engineJobsDlqTopic)]
 
 export function allTopicSpecs(opts: { partitions: number; replicationFactor: number }): TopicSpec[] {
   const { partitions, replicationFactor } = opts
   return [
     { name: TOPICS.spansRaw, partitions, replicationFactor },
-    { name: TOPICS.spansRawDlq, partitions: 1, replicationFactor },
     { name: TOPICS.controlEvents, partitions: 1, replicationFactor, retentionMs: -1 },
     { name: TOPICS.budgetAlerts, partitions: 1, replicationFactor },
     { name: TOPICS.engineResults, partitions, replicationFactor },
@@ -72,6 +84,6 @@ export function allTopicSpecs(opts: { partitions: number; replicationFactor: num
     { name: TOPICS.codingAgentMetrics, partitions, replicationFactor },
     { name: TOPICS.codingAgentEvents, partitions, replicationFactor },
     ...TRACE_ENGINES.map((e) => ({ name: engineJobsTopic(e), partitions, replicationFactor })),
-    ...TRACE_ENGINES.map((e) => ({ name: engineJobsDlqTopic(e), partitions: 1, replicationFactor })),
+    ...DEAD_LETTER_TOPICS.map((name) => ({ name, partitions: 1, replicationFactor })),
   ]
 }

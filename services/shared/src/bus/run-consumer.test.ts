@@ -1,0 +1,132 @@
+/**
+ * The consumer runner on the real embedded log: poison (undecodable bytes, and a
+ * record the handler rejects) ends on `<topic>.dlq`, kept whole and counted, the
+ * good records around it are handled, and the batch's offsets are committed.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createLogger } from '../log.js'
+import { processRegistry } from '../metrics.js'
+import { createEmbeddedBus } from './embedded/index.js'
+import { alignmentDocumentV1, deadLetterV1, type AlignmentDocumentRecord, type DeadLetterRecord } from './records.js'
+import { consumerBatchHandler, runConsumer, type DeadLetter, type Delivered } from './run-consumer.js'
+import type { Bus, ConsumedRecord } from './types.js'
+
+const log = createLogger({ level: 'silent' })
+const WS = '0d9c3f0e-8a55-4c1e-9a47-0e4f7d2b9a11'
+const TOPIC = 'runner.docs.v1'
+let dir: string
+let bus: Bus
+
+const doc = (id: string): AlignmentDocumentRecord => ({ org_id: 'o', workspace_id: WS, doc_id: id, filename: `${id}.txt`, content_type: 'text/plain', text: id, uploaded_at_ms: 1 })
+
+async function readAll(topic: string): Promise<ConsumedRecord[]> {
+  const out: ConsumedRecord[] = []
+  const total = [...(await bus.endOffsets(topic)).values()].reduce((a, b) => a + Number(b), 0)
+  if (total === 0) return out
+  const sub = await bus.subscribe({ group: `read-${Math.random()}`, topics: [topic], ephemeral: true, onBatch: async (rs) => void out.push(...rs) })
+  while (out.length < total) await new Promise((r) => setTimeout(r, 5))
+  await sub.close()
+  return out
+}
+
+async function until(check: () => Promise<boolean>) {
+  for (let i = 0; i < 2000 && !(await check()); i++) await new Promise((r) => setTimeout(r, 5))
+  expect(await check()).toBe(true)
+}
+
+const metric = async (name: string) => (await processRegistry.getSingleMetricAsString(name)).split('\n')
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'run-consumer-'))
+  bus = await createEmbeddedBus({ dir })
+  await bus.ensureTopics([TOPIC, `${TOPIC}.dlq`, 'runner.other.v1', 'runner.other.v1.dlq'].map((name) => ({ name, partitions: 1 })))
+})
+afterAll(async () => {
+  await bus?.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('runConsumer', () => {
+  it('dead-letters undecodable and rejected records whole, handles the rest, counts them and commits the batch', async () => {
+    const key = `${WS}:d`
+    await bus.produce(TOPIC, [
+      { key, value: alignmentDocumentV1.encode(doc('a')) },
+      { key, value: Buffer.from('not avro at all') },
+      { key, value: alignmentDocumentV1.encode(doc('poison')) },
+      { key, value: alignmentDocumentV1.encode(doc('b')) },
+    ])
+    const handled: string[] = []
+    const sub = await runConsumer(bus, {
+      group: 'runner-test',
+      topics: { [TOPIC]: alignmentDocumentV1 },
+      log,
+      async handle(batch: Array<Delivered<AlignmentDocumentRecord>>) {
+        const bad = batch.filter((d) => d.value.doc_id === 'poison')
+        for (const d of batch) if (!bad.includes(d)) handled.push(d.value.doc_id)
+        return bad.map((d) => ({ record: d.record, reason: 'a poison document (test)', workspaceId: d.value.workspace_id, orgId: d.value.org_id }))
+      },
+    })
+    await until(async () => (await bus.committedOffsets('runner-test', TOPIC)).get(0) === '4')
+    await sub.close()
+    expect(handled).toEqual(['a', 'b'])
+
+    const dead = (await readAll(`${TOPIC}.dlq`)).map((r) => ({ key: r.key?.toString(), d: deadLetterV1.decode(r.value) as Required<DeadLetterRecord> }))
+    expect(dead).toHaveLength(2)
+    expect(dead[0]!.key).toBe(key)
+    expect(dead[0]!.d).toMatchObject({ workspace_id: WS, source: 'runner-test', original_topic: TOPIC, original_partition: 0, original_offset: 1 })
+    expect(dead[0]!.d.reason).toMatch(/^undecodable alignment-document\.v1\.avsc/)
+    expect(dead[0]!.d.original_value.toString()).toBe('not avro at all')
+    expect(dead[1]!.d).toMatchObject({ workspace_id: WS, org_id: 'o', reason: 'a poison document (test)', original_offset: 2 })
+    expect(alignmentDocumentV1.decode(dead[1]!.d.original_value).doc_id).toBe('poison')
+
+    const deadCounts = await metric('svc_consumer_dead_letters_total')
+    expect(deadCounts).toContain(`svc_consumer_dead_letters_total{topic="${TOPIC}",reason="undecodable"} 1`)
+    expect(deadCounts).toContain(`svc_consumer_dead_letters_total{topic="${TOPIC}",reason="invalid"} 1`)
+    expect(await metric('svc_consumer_records_total')).toContain(`svc_consumer_records_total{group="runner-test",topic="${TOPIC}"} 4`)
+    expect((await metric('svc_consumer_batches_total')).some((l) => l.startsWith('svc_consumer_batches_total{group="runner-test"}'))).toBe(true)
+    expect((await metric('svc_consumer_handler_duration_seconds')).some((l) => l.startsWith('svc_consumer_handler_duration_seconds_count{group="runner-test"}'))).toBe(true)
+  })
+
+  it('delivers the whole batch again after a transient failure, dead-lettering its poison once', async () => {
+    await bus.produce('runner.other.v1', [
+      { key: null, value: Buffer.from([1, 2, 3]) },
+      { key: `${WS}:x`, value: alignmentDocumentV1.encode(doc('c')) },
+    ])
+    let calls = 0
+    const sub = await runConsumer(bus, {
+      group: 'runner-retry',
+      topics: { 'runner.other.v1': alignmentDocumentV1 },
+      log,
+      async handle() {
+        if (++calls === 1) throw new Error('store unreachable (test)')
+      },
+    })
+    await until(async () => (await bus.committedOffsets('runner-retry', 'runner.other.v1')).get(0) === '2')
+    await sub.close()
+    expect(calls).toBe(2)
+    const dead = (await readAll('runner.other.v1.dlq')).map((r) => deadLetterV1.decode(r.value))
+    expect(dead).toHaveLength(1)
+    expect(dead[0]!.workspace_id).toBe('')
+    expect(await metric('svc_consumer_batch_failures_total')).toContain('svc_consumer_batch_failures_total{group="runner-retry"} 1')
+  })
+
+  it('hands dead letters to the consumer that lands its own, and encodes them as the consumer says', async () => {
+    const landed: DeadLetter[] = []
+    const handler = consumerBatchHandler(bus, {
+      group: 'runner-own',
+      topics: { [TOPIC]: alignmentDocumentV1 },
+      log,
+      handle: async (batch) => batch.map((d) => ({ record: d.record, reason: 'kept failing', cause: 'failed' as const, attempts: 3 })),
+      landDeadLetters: async (letters) => void landed.push(...letters),
+    })
+    const rec = (offset: number, value: Buffer): ConsumedRecord => ({ topic: TOPIC, partition: 0, offset: String(offset), key: Buffer.from(`${WS}:t`), value, timestamp: 5 })
+    await handler([rec(10, Buffer.from('x')), rec(11, alignmentDocumentV1.encode(doc('d')))])
+    expect(landed.map((d) => [d.record.offset, d.cause, d.attempts, d.workspaceId])).toEqual([
+      ['10', 'undecodable', 0, WS],
+      ['11', 'failed', 3, WS],
+    ])
+  })
+})

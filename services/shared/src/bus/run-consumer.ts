@@ -1,0 +1,181 @@
+/**
+ * runConsumer(): the one way a service consumes a topic. Given a consumer group,
+ * the Avro type of each topic it reads and a handler over decoded records, it
+ *
+ * - decodes every record; what cannot be decoded is dead-lettered, never skipped;
+ * - hands the rest to the handler, which answers with per-record verdicts: a record
+ *   it can never handle (a Rejection) is dead-lettered and the batch goes on, while
+ *   a throw is a transient failure and the bus delivers the whole batch again;
+ * - writes dead letters to `<topic>.dlq` (a DeadLetter keeping the original bytes,
+ *   topic, partition, offset and the reason; consumers with their own dead-letter
+ *   record say how to encode it) before the bus commits the batch's offsets, so a
+ *   poison record neither blocks its partition nor disappears;
+ * - counts records, batches, handler time, failures and dead letters on /metrics,
+ *   and registers the group for the consumer-lag gauge.
+ *
+ * Dead letters of one batch are written after its handler succeeded: a batch that
+ * is retried does not dead-letter its poison twice, and a crash between the dead
+ * letters and the commit repeats them (at least once, like every record here).
+ */
+import type { Logger } from '../log.js'
+import { consumerBatches, consumerBatchFailures, consumerDeadLetters, consumerHandlerSeconds, consumerRecords, watchConsumerLag } from '../metrics.js'
+import type { AvroType } from './avro.js'
+import { deadLetterV1 } from './records.js'
+import { dlqTopic } from './topics.js'
+import type { BatchContext, Bus, ConsumedRecord, OutgoingRecord, Subscription } from './types.js'
+
+/** A decoded record and where it came from. */
+export interface Delivered<T> {
+  value: T
+  record: ConsumedRecord
+}
+
+/** Why a record is dead-lettered: it did not decode, the handler found it invalid, or handling kept failing (after the handler's own retries). */
+export type DeadLetterCause = 'undecodable' | 'invalid' | 'failed'
+
+/** The handler's verdict on one record it can never handle. */
+export interface Rejection {
+  record: ConsumedRecord
+  /** One line, kept in the dead letter. */
+  reason: string
+  /** Default 'invalid'. */
+  cause?: Exclude<DeadLetterCause, 'undecodable'>
+  /** Known from the decoded record; else taken from the record's key (`workspace_id:...`). */
+  workspaceId?: string
+  orgId?: string
+  /** How many times handling was tried (engines retry a job before giving up). */
+  attempts?: number
+}
+
+/** A record on its way to a dead-letter topic (or, for the dead-letter sink, to its table). */
+export interface DeadLetter {
+  group: string
+  record: ConsumedRecord
+  cause: DeadLetterCause
+  reason: string
+  workspaceId: string
+  orgId: string
+  attempts: number
+}
+
+export interface ConsumerContext extends BatchContext {
+  /** The batch as the bus delivered it, undecodable records included (offset bookkeeping). */
+  readonly records: readonly ConsumedRecord[]
+}
+
+export interface ConsumerSpec<T> {
+  group: string
+  /** Each topic the group reads, with the Avro type of its records. */
+  topics: Readonly<Record<string, AvroType<T>>>
+  /** Where a group with no committed offset starts. Default true: nothing written before the group existed is skipped. */
+  fromBeginning?: boolean
+  maxBatchRecords?: number
+  /** Handles the decoded records; resolves with the ones it can never handle. A throw retries the whole batch. */
+  handle(batch: Array<Delivered<T>>, ctx: ConsumerContext): Promise<Rejection[] | void>
+  /** The dead-letter record, when the topic's `.dlq` carries another type than DeadLetter (the engines' EngineJobFailed). */
+  encodeDeadLetter?(letter: DeadLetter): Buffer
+  /**
+   * Where dead letters go instead of `<topic>.dlq`. The dead-letter sink lands its own
+   * poison in its table rather than in a `.dlq.dlq`, so nothing loops.
+   */
+  landDeadLetters?(letters: DeadLetter[]): Promise<void>
+  log: Logger
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 500)
+
+/** The workspace a record's key names: keys are `workspace_id` or `workspace_id:<trace, session, document>`. */
+export const keyWorkspace = (key: Buffer | null) => (key ? key.toString().split(':')[0]! : '')
+
+function asDeadLetterRecord(d: DeadLetter): Buffer {
+  return deadLetterV1.encode({
+    org_id: d.orgId,
+    workspace_id: d.workspaceId,
+    source: d.group,
+    reason: d.reason,
+    payload: '',
+    received_at_ms: d.record.timestamp,
+    original_topic: d.record.topic,
+    original_partition: d.record.partition,
+    original_offset: BigInt(d.record.offset),
+    original_value: d.record.value,
+  })
+}
+
+/** The onBatch of a consumer: what runConsumer subscribes with (tests call it with records directly). */
+export function consumerBatchHandler<T>(bus: Bus, spec: ConsumerSpec<T>): (records: ConsumedRecord[], ctx?: BatchContext) => Promise<void> {
+  const { group, log } = spec
+  const encode = spec.encodeDeadLetter ?? asDeadLetterRecord
+  const land =
+    spec.landDeadLetters ??
+    (async (letters: DeadLetter[]) => {
+      const byTopic = new Map<string, OutgoingRecord[]>()
+      for (const d of letters) {
+        const topic = dlqTopic(d.record.topic)
+        const list = byTopic.get(topic) ?? []
+        list.push({ key: d.record.key?.toString() ?? null, value: encode(d) })
+        byTopic.set(topic, list)
+      }
+      await Promise.all([...byTopic].map(([topic, records]) => bus.produce(topic, records)))
+    })
+  const letterOf = (record: ConsumedRecord, cause: DeadLetterCause, reason: string, r?: Rejection): DeadLetter => ({
+    group,
+    record,
+    cause,
+    reason,
+    workspaceId: r?.workspaceId ?? keyWorkspace(record.key),
+    orgId: r?.orgId ?? '',
+    attempts: r?.attempts ?? 0,
+  })
+
+  return async (records, ctx = { closing: false }) => {
+    const started = performance.now()
+    const decoded: Array<Delivered<T>> = []
+    const letters: DeadLetter[] = []
+    for (const record of records) {
+      const type = spec.topics[record.topic]
+      try {
+        if (!type) throw new Error(`no record type for topic ${record.topic}`)
+        decoded.push({ value: type.decode(record.value), record })
+      } catch (err) {
+        letters.push(letterOf(record, 'undecodable', `undecodable ${type?.name ?? 'record'}: ${message(err)}`))
+      }
+    }
+    try {
+      const rejected = await spec.handle(decoded, {
+        get closing() {
+          return ctx.closing
+        },
+        records,
+      })
+      for (const r of rejected ?? []) letters.push(letterOf(r.record, r.cause ?? 'invalid', r.reason.slice(0, 2000), r))
+      if (letters.length) await land(letters)
+    } catch (err) {
+      consumerBatchFailures.inc({ group })
+      throw err
+    } finally {
+      consumerHandlerSeconds.observe({ group }, (performance.now() - started) / 1000)
+    }
+    consumerBatches.inc({ group })
+    const perTopic = new Map<string, number>()
+    for (const r of records) perTopic.set(r.topic, (perTopic.get(r.topic) ?? 0) + 1)
+    for (const [topic, n] of perTopic) consumerRecords.inc({ group, topic }, n)
+    for (const d of letters) {
+      consumerDeadLetters.inc({ topic: d.record.topic, reason: d.cause })
+      log.warn({ group, topic: d.record.topic, partition: d.record.partition, offset: d.record.offset, workspace_id: d.workspaceId || undefined, cause: d.cause, reason: d.reason }, 'record dead-lettered')
+    }
+  }
+}
+
+/** Subscribes the group through the runner; resolves once subscribed (await `ready` for the group's assignment). */
+export async function runConsumer<T>(bus: Bus, spec: ConsumerSpec<T>): Promise<Subscription> {
+  const topics = Object.keys(spec.topics)
+  watchConsumerLag(spec.group, topics)
+  return bus.subscribe({
+    group: spec.group,
+    topics,
+    fromBeginning: spec.fromBeginning ?? true,
+    maxBatchRecords: spec.maxBatchRecords,
+    onBatch: consumerBatchHandler(bus, spec),
+  })
+}
