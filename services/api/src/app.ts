@@ -13,7 +13,9 @@ import { metricsHandler, requestMetrics } from '@svc/shared/http/request-metrics
 import type { Logger } from '@svc/shared/log'
 import { processRegistry } from '@svc/shared/metrics'
 import type { Store } from '@svc/shared/store/types'
+import { ROUTES } from './access.js'
 import { authenticate } from './middleware/auth.js'
+import { bodyLimits } from './middleware/body-limit.js'
 import { requestId } from './middleware/request-id.js'
 import { requestLog } from './middleware/request-log.js'
 import { loginRoutes, meRoutes } from './routes/auth.js'
@@ -25,7 +27,7 @@ import { settingRoutes } from './routes/settings.js'
 import { orgRoutes } from './routes/orgs.js'
 import { driftRoutes } from './routes/drift.js'
 import { healthRoutes } from './routes/health.js'
-import { alignmentRoutes } from './routes/alignment.js'
+import { alignmentRoutes, DEFAULT_MAX_DOC_BYTES, MULTIPART_OVERHEAD_BYTES } from './routes/alignment.js'
 import { engineOutputRoutes } from './routes/engine-outputs.js'
 import { traceRoutes } from './routes/traces.js'
 import { usageRoutes } from './routes/usage.js'
@@ -53,6 +55,8 @@ export interface ApiAppDeps {
   bus?: Bus
   /** SVC_ALIGNMENT_MAX_DOC_BYTES (default 10 MiB). */
   alignmentMaxDocBytes?: number
+  /** SVC_API_MAX_BODY_BYTES: the largest request body of every other route (default 1 MiB). */
+  maxBodyBytes?: number
   /** SVC_EGRESS_ALLOW_PRIVATE: an LLM api_base may name a private or loopback address (default false). */
   egressAllowPrivate?: boolean
   log: Logger
@@ -69,6 +73,9 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   app.use(metrics.observe)
   app.get('/health', (c) => c.json({ status: 'ok' }))
   app.get('/metrics', metricsHandler(metrics.registry, processRegistry))
+  const maxDocBytes = deps.alignmentMaxDocBytes ?? DEFAULT_MAX_DOC_BYTES
+  // Before login and authentication: an unauthenticated caller must not make the process read a huge body either.
+  app.use(bodyLimits({ maxBytes: deps.maxBodyBytes ?? 1024 * 1024, upload: { route: ROUTES.uploadAlignmentDoc, maxBytes: maxDocBytes + MULTIPART_OVERHEAD_BYTES } }))
   app.route('/', loginRoutes({ state, jwtSecret, ttlSeconds: deps.jwtTtlSeconds }))
   app.use('/v1/*', authenticate(state, jwtSecret, keyUsageRecorder(deps.cache)))
   app.route('/', meRoutes(state))
@@ -84,7 +91,7 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   app.route('/', driftRoutes(store, state, { baselineDays: deps.driftBaselineDays }))
   app.route('/', traceRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
   app.route('/', engineOutputRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
-  app.route('/', alignmentRoutes({ store, control: deps.control, bus: deps.bus, maxDocBytes: deps.alignmentMaxDocBytes }))
+  app.route('/', alignmentRoutes({ store, control: deps.control, bus: deps.bus, maxDocBytes }))
   app.route('/', codingAgentRoutes(store, state))
   // Public, like /health: outside /v1/*, where authenticate() runs.
   app.route('/', openApiRoutes())

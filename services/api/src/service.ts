@@ -46,6 +46,7 @@ export async function startApi(deps: ApiDeps): Promise<{ port: number; close(): 
     masterKey: await masterKeyFor(config, deps.cache, log),
     bus: deps.bus,
     alignmentMaxDocBytes: config.SVC_ALIGNMENT_MAX_DOC_BYTES,
+    maxBodyBytes: config.SVC_API_MAX_BODY_BYTES,
     egressAllowPrivate: config.SVC_EGRESS_ALLOW_PRIVATE,
     log,
   })

@@ -6,13 +6,12 @@
  */
 import { gunzip, inflate } from 'node:zlib'
 import type { Context } from 'hono'
-import { badRequest, HttpError } from '@svc/shared/http/errors'
+import { badRequest, HttpError, payloadTooLarge } from '@svc/shared/http/errors'
 
 const unzip = (fn: typeof gunzip, buf: Buffer, maxOutputLength: number) =>
   new Promise<Buffer>((resolve, reject) => fn(buf, { maxOutputLength }, (err, out) => (err ? reject(err) : resolve(out))))
 
-export const payloadTooLarge = (maxBytes: number) =>
-  new HttpError(413, 'payload_too_large', `request body exceeds ${maxBytes} bytes (measured after decompression)`, { max_bytes: maxBytes })
+const bodyTooLarge = (maxBytes: number) => payloadTooLarge(`request body exceeds ${maxBytes} bytes (measured after decompression)`, maxBytes)
 
 const unsupportedMediaType = (message: string) => new HttpError(415, 'unsupported_media_type', message)
 
@@ -50,7 +49,7 @@ export async function readCapped(stream: ReadableStream<Uint8Array> | null, maxB
     total += value.byteLength
     if (total > maxBytes) {
       await reader.cancel().catch(() => {})
-      throw payloadTooLarge(maxBytes)
+      throw bodyTooLarge(maxBytes)
     }
     chunks.push(value)
   }
@@ -63,7 +62,7 @@ export async function decompress(raw: Buffer, encoding: Encoding, maxBytes: numb
     // maxOutputLength makes zlib stop (ERR_BUFFER_TOO_LARGE) once the output passes the cap.
     return await unzip(encoding === 'gzip' ? gunzip : inflate, raw, maxBytes)
   } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw payloadTooLarge(maxBytes)
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw bodyTooLarge(maxBytes)
     throw badRequest(`body is not valid ${encoding} data`)
   }
 }
@@ -80,7 +79,7 @@ export async function readJsonBody(c: Context, opts: { maxBytes: number }): Prom
   const encoding = contentEncoding(c.req.header('content-encoding'))
   const declared = Number(c.req.header('content-length'))
   // Refuse an announced oversized upload without reading it.
-  if (Number.isFinite(declared) && declared > opts.maxBytes) throw payloadTooLarge(opts.maxBytes)
+  if (Number.isFinite(declared) && declared > opts.maxBytes) throw bodyTooLarge(opts.maxBytes)
   const raw = await readCapped(c.req.raw.body, opts.maxBytes)
   const buf = await decompress(raw, encoding, opts.maxBytes)
   let value: unknown

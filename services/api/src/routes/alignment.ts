@@ -18,7 +18,7 @@ import { TOPICS } from '@svc/shared/bus/topics'
 import type { Bus } from '@svc/shared/bus/types'
 import type { ControlWriter } from '@svc/shared/control/control-plane'
 import { SETTINGS, settingOf, writeSetting } from '@svc/shared/control/settings'
-import { badRequest, HttpError, notFound } from '@svc/shared/http/errors'
+import { badRequest, HttpError, notFound, payloadTooLarge } from '@svc/shared/http/errors'
 import { deleteChunks, docState, flagsByUser, listFlags, writeDocState } from '@svc/shared/store/queries/alignment'
 import type { Store } from '@svc/shared/store/types'
 import { mount, ROUTES, targetWorkspace } from '../access.js'
@@ -32,6 +32,9 @@ import { jsonBody } from './auth.js'
 /** Extracted text per document: keeps one record under Kafka's default 1 MB message limit. */
 export const DOC_TEXT_MAX = 750_000
 export const FLAGS_LIMIT_MAX = 500
+/** SVC_ALIGNMENT_MAX_DOC_BYTES's default, and what an upload may add around the document (multipart framing). */
+export const DEFAULT_MAX_DOC_BYTES = 10 * 1024 * 1024
+export const MULTIPART_OVERHEAD_BYTES = 64 * 1024
 
 const Policy = z.object({ enabled: z.boolean(), description: z.string() })
 const PolicyBody = SETTINGS.alignment_policy.schema.strict()
@@ -149,7 +152,7 @@ export function alignmentRoutes(deps: { store: Store; control: ControlWriter; bu
   const app = new Hono()
   const { store, control } = deps
   const { state } = control
-  const maxBytes = deps.maxDocBytes ?? 10 * 1024 * 1024
+  const maxBytes = deps.maxDocBytes ?? DEFAULT_MAX_DOC_BYTES
 
   const policyOf = (wsId: string) => settingOf(state, wsId, 'alignment_policy')
   mount(app, ROUTES.getAlignmentPolicy, state, (c) => c.json(policyOf(targetWorkspace(c).id)))
@@ -164,8 +167,7 @@ export function alignmentRoutes(deps: { store: Store; control: ControlWriter; bu
     const ws = targetWorkspace(c)
     const type = (c.req.header('content-type') ?? '').toLowerCase()
     if (!type.startsWith('multipart/form-data')) throw new HttpError(415, 'unsupported_media_type', 'send the document as multipart/form-data with a `file` field')
-    const declared = Number(c.req.header('content-length') ?? 0)
-    if (declared > maxBytes + 64 * 1024) throw new HttpError(413, 'payload_too_large', `documents are limited to ${maxBytes} bytes`)
+    // The body as a whole was limited (maxBytes + MULTIPART_OVERHEAD_BYTES) while it streamed in: middleware/body-limit.ts.
     let form: Record<string, unknown>
     try {
       form = await c.req.parseBody()
@@ -174,7 +176,7 @@ export function alignmentRoutes(deps: { store: Store; control: ControlWriter; bu
     }
     const file = form.file
     if (!(file instanceof File)) throw badRequest('a `file` field with the document is required', { field: 'file' })
-    if (file.size > maxBytes) throw new HttpError(413, 'payload_too_large', `documents are limited to ${maxBytes} bytes`)
+    if (file.size > maxBytes) throw payloadTooLarge(`documents are limited to ${maxBytes} bytes`, maxBytes)
     const kind = kindOf(file)
     if (!kind) throw unsupported(file.type)
     if (!deps.bus) throw new HttpError(503, 'unavailable', 'document uploads need the bus, which this API process was started without')

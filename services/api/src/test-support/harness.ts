@@ -52,6 +52,9 @@ export async function apiHarness(opts: {
   store?: Store
   /** Wraps the folding writer, e.g. to land a racing event just before a route's own. */
   wrapWriter?: (w: ControlWriter) => ControlWriter
+  /** SVC_API_MAX_BODY_BYTES and SVC_ALIGNMENT_MAX_DOC_BYTES (the defaults otherwise). */
+  maxBodyBytes?: number
+  alignmentMaxDocBytes?: number
 }): Promise<Harness> {
   const ev = eventMaker()
   const state = new ControlState()
@@ -76,6 +79,8 @@ export async function apiHarness(opts: {
     masterKey,
     bus: opts.bus,
     egressAllowPrivate: opts.egressAllowPrivate,
+    maxBodyBytes: opts.maxBodyBytes,
+    alignmentMaxDocBytes: opts.alignmentMaxDocBytes,
     log: opts.log ?? quiet,
   })
   return { app, store, state, masterKey, close: () => (opts.store ? Promise.resolve() : store.close()) }

@@ -25,6 +25,7 @@ export const forbidden = (message = 'your role does not allow this') => new Http
 export const notFound = (message = 'not found') => new HttpError(404, 'not_found', message)
 export const conflict = (message: string, detail?: unknown) => new HttpError(409, 'conflict', message, detail)
 export const unprocessable = (message: string, detail?: unknown) => new HttpError(422, 'unprocessable_entity', message, detail)
+export const payloadTooLarge = (message: string, maxBytes: number) => new HttpError(413, 'payload_too_large', message, { max_bytes: maxBytes })
 
 export function errorResponse(c: Context, err: HttpError) {
   if (err.headers) for (const [k, v] of Object.entries(err.headers)) c.header(k, v)
