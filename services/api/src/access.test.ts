@@ -44,9 +44,10 @@ const log = createLogger({ level: 'silent' })
 /** The test organizations, workspaces, keys and users, folded into a new state. */
 function seededState(): ControlState {
   const state = new ControlState()
-  const addKey = (name: string, org: string, ws: string, role: Role) => {
+  // A key holds no more than its creator (by default the organization's owner) holds now.
+  const addKey = (name: string, org: string, ws: string, role: Role, creator = org === ORG ? 'org-owner' : 'admin-of-other-org') => {
     keys[name] = keyFor(name)
-    state.apply(ev('api_key.created', { key_id: name, org_id: org, workspace_id: ws, project_id: 'p', role, name, key_hash: hashApiKey(keys[name]), key_last4: '0000' }))
+    state.apply({ ...ev('api_key.created', { key_id: name, org_id: org, workspace_id: ws, project_id: 'p', role, name, key_hash: hashApiKey(keys[name]), key_last4: '0000' }), actor: `user:${stableUuid(`user:${creator}`)}` })
   }
   const addUser = (name: string, org: string, role: Role, workspace: string | null) => {
     const id = stableUuid(`user:${name}`)
@@ -60,6 +61,8 @@ function seededState(): ControlState {
   state.apply(ev('workspace.created', { workspace_id: FOREIGN_ORG_WS, org_id: OTHER_ORG, slug: 'agents', name: 'Globex agents' }))
   for (const role of ROLES) {
     if (role !== 'owner') addKey(`key-${role}`, ORG, WS, role)
+    // Made by a member whose role is scoped to the workspace: no authority on organization routes.
+    if (role !== 'owner') addKey(`key-by-ws-${role}`, ORG, WS, role, `ws-${role}`)
     addUser(`org-${role}`, ORG, role, null)
     addUser(`ws-${role}`, ORG, role, WS)
   }
@@ -108,12 +111,17 @@ describe.each(routes)('route %s', (_, route) => {
     const allowed = route.role === null || ROLE_RANK[role] >= ROLE_RANK[route.role]
     // A role scoped to one workspace reaches that workspace's routes only; API keys act
     // with their role in their own organization (the spec lets any credential create
-    // workspaces and manage credentials).
+    // workspaces and manage credentials), but never beyond their creator's reach.
     const orgLevel = route.scope === 'org-id' || route.scope === 'org-slug'
     const callers: Array<[Record<string, string>, boolean]> = [
       [asUser(`org-${role}`), allowed],
       [asUser(`ws-${role}`), allowed && !orgLevel],
-      ...(role === 'owner' ? [] : ([[asKey(`key-${role}`), allowed]] as Array<[Record<string, string>, boolean]>)),
+      ...(role === 'owner'
+        ? []
+        : ([
+            [asKey(`key-${role}`), allowed],
+            [asKey(`key-by-ws-${role}`), allowed && !orgLevel],
+          ] as Array<[Record<string, string>, boolean]>)),
     ]
     for (const [headers, ok] of callers) {
       const status = (await call(route, headers)).status

@@ -145,7 +145,12 @@ export function guard(route: RouteSpec, state: ControlState): MiddlewareHandler 
     if (route.role !== null && target.org) {
       const p = c.get('principal')
       const role = state.roleFor(p, target.org.id, target.workspace?.id ?? null)
-      if (role === null && p.kind === 'api_key') throw forbidden('this API key belongs to a different workspace')
+      if (role === null && p.kind === 'api_key')
+        throw forbidden(
+          p.org_id === target.org.id && (target.workspace === null || target.workspace.id === p.workspace_id)
+            ? 'this API key holds no role here: a key never holds more than its creator, who has no organization-wide role'
+            : 'this API key belongs to a different workspace',
+        )
       if (role === null || ROLE_RANK[role] < ROLE_RANK[route.role])
         throw forbidden(`this requires the ${route.role} role${role ? `; you have ${role}` : ''}`)
     }

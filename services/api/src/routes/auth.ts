@@ -115,7 +115,8 @@ export function describePrincipal(state: ControlState, p: Principal) {
       user_id: null,
       email: null,
       memberships: [{
-        org_id: p.org_id, org_slug: org?.slug ?? '', org_name: org?.name ?? '', role: null,
+        // A key's organization-wide role: what it holds on organization routes (capped by its creator's).
+        org_id: p.org_id, org_slug: org?.slug ?? '', org_name: org?.name ?? '', role: state.roleFor(p, p.org_id, null),
         workspaces: ws ? [{ workspace_id: ws.id, slug: ws.slug, name: ws.name, role: p.role }] : [],
       }],
     }

@@ -21,6 +21,7 @@ import { createStore } from '@svc/shared/store/index'
 import { migrate } from '@svc/shared/store/migrate'
 import type { Store } from '@svc/shared/store/types'
 import { createApiApp } from '../app.js'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 const SECRET = 'test-secret'
 const ORG = stableUuid('org:acme')
@@ -44,7 +45,7 @@ beforeAll(async () => {
     state.apply(ev('member.role_set', { org_id: ORG, user_id: id, role, workspace_id: null }))
     tokens[id] = await issueAccessToken(SECRET, { id, email }, 600)
   }
-  state.apply(ev('api_key.created', { key_id: 'k-admin', org_id: ORG, workspace_id: WS, project_id: 'p', role: 'admin', name: 'ci', key_hash: hashApiKey(ADMIN_KEY), key_last4: 'aaaa' }))
+  state.apply({ ...ev('api_key.created', { key_id: 'k-admin', org_id: ORG, workspace_id: WS, project_id: 'p', role: 'admin', name: 'ci', key_hash: hashApiKey(ADMIN_KEY), key_last4: 'aaaa' }), actor: `user:${ADMIN}` })
   const log = createLogger({ level: 'silent' })
   store = await createStore(loadConfig({ SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'api-cp-')) }), log)
   await migrate(store, log)
@@ -52,7 +53,7 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(() => store?.close())
 
-type Json = Record<string, any>
+type Json = Record<string, TestJson>
 const as = (who: string): Record<string, string> => (who.startsWith('dr_') ? { 'x-svc-api-key': who } : { authorization: `Bearer ${tokens[who] ?? who}` })
 async function req(method: string, path: string, who: string, body?: unknown): Promise<{ status: number; body: Json }> {
   const res = await app.request(path, { method, headers: { 'content-type': 'application/json', ...as(who) }, body: body === undefined ? undefined : JSON.stringify(body) })

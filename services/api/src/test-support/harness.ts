@@ -1,7 +1,7 @@
 /**
  * The read API over embedded ClickHouse and a folding control writer, for route
- * tests: organization `acme` with workspace `agents`, and API keys of the given
- * roles in it.
+ * tests: organization `acme` with workspace `agents`, its owner, and API keys of the
+ * given roles in it, created by that owner.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
@@ -23,11 +23,13 @@ import { createApiApp } from '../app.js'
 
 export const ORG = stableUuid('org:acme')
 export const WS = stableUuid('ws:agents')
+/** acme's owner (owner@acme.test), the creator of the harness's keys. */
+export const OWNER = stableUuid('user:harness-owner')
 
-/** Control events for ControlState.apply, numbered in the order made. */
+/** Control events for ControlState.apply, numbered in the order made; `actor` as recorded on the event (who created a key). */
 export function eventMaker() {
   let n = 0
-  return (type: ControlEvent['type'], payload: unknown) => ({ type, payload, actor: 'test', at_ms: 1, event_id: String(n++) }) as ControlEvent
+  return (type: ControlEvent['type'], payload: unknown, actor = 'test') => ({ type, payload, actor, at_ms: 1, event_id: String(n++) }) as ControlEvent
 }
 
 export interface Harness {
@@ -60,8 +62,10 @@ export async function apiHarness(opts: {
   const state = new ControlState()
   state.apply(ev('org.created', { org_id: ORG, slug: 'acme', name: 'Acme' }))
   state.apply(ev('workspace.created', { workspace_id: WS, org_id: ORG, slug: 'agents', name: 'Agents' }))
+  state.apply(ev('user.created', { user_id: OWNER, email: 'owner@acme.test', password_hash: null }))
+  state.apply(ev('member.role_set', { org_id: ORG, user_id: OWNER, role: 'owner', workspace_id: null }))
   for (const [key, role] of Object.entries(opts.keys))
-    state.apply(ev('api_key.created', { key_id: `key-${role}-${key.slice(-4)}`, org_id: ORG, workspace_id: WS, project_id: 'p', role, name: role, key_hash: hashApiKey(key), key_last4: key.slice(-4) }))
+    state.apply(ev('api_key.created', { key_id: `key-${role}-${key.slice(-4)}`, org_id: ORG, workspace_id: WS, project_id: 'p', role, name: role, key_hash: hashApiKey(key), key_last4: key.slice(-4) }, `user:${OWNER}`))
   const quiet = createLogger({ level: 'silent' })
   const store = opts.store ?? (await createStore(loadConfig({ SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'api-harness-')) }), quiet))
   if (!opts.store) await migrate(store, quiet)

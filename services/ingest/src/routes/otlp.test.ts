@@ -5,7 +5,7 @@ import { TOPICS } from '@svc/shared/bus/topics'
 import { loadConfig } from '@svc/shared/config'
 import { createLogger } from '@svc/shared/log'
 import { createIngestApp, type IngestApp } from '../app.js'
-import { KEY, ORG, OTHER_KEY, OTHER_ORG_WS, OTHER_WS, REVOKED_KEY, testControlState, WS } from '../test-support/control.js'
+import { FORMER_MEMBER_KEY, KEY, ORG, OTHER_KEY, OTHER_ORG_WS, OTHER_WS, REVOKED_KEY, testControlState, WS } from '../test-support/control.js'
 import { collectorPayload, flatPayload, jsExporterPayload, ROOT_ID, TRACE_ID } from '../test-support/payloads.js'
 import { RecordingBus } from '../test-support/recording-bus.js'
 
@@ -29,11 +29,12 @@ const spans = () => bus.records(TOPICS.spansRaw).map((r) => ({ key: r.key, span:
 const deadLetters = () => bus.records(TOPICS.spansRawDlq).map((r) => deadLetterV1.decode(r.value))
 
 describe('authentication', () => {
-  it('401 without a key, with an unknown, revoked or JWT credential', async () => {
+  it("401 without a key, with an unknown, revoked or JWT credential, or a key whose creator left the organization", async () => {
     for (const headers of [
       json,
       { ...json, 'x-svc-api-key': 'dr_' + 'x'.repeat(40) },
       { ...json, 'x-svc-api-key': REVOKED_KEY },
+      { ...json, 'x-svc-api-key': FORMER_MEMBER_KEY },
       { ...json, authorization: 'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln' },
       { ...json, authorization: `Basic ${KEY}` },
     ]) {

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { Logger } from '../log.js'
 import type { Cache } from '../cache/types.js'
 import type { Config } from '../config.js'
-import type { ControlPlane, NewControlEvent } from './control-plane.js'
+import type { ControlWriter, NewControlEvent } from './control-plane.js'
 import { hashApiKey, hashPassword, newApiKey, randomToken, stableUuid } from './secrets.js'
 
 export interface GeneratedCredentials {
@@ -23,7 +23,7 @@ export interface GeneratedCredentials {
  * restart (or a second replica) appends nothing new; the Redis/in-process lock only
  * stops two replicas from generating two different random secrets.
  */
-export async function bootstrapIdentity(deps: { control: ControlPlane; cache: Cache; config: Config; log: Logger }): Promise<GeneratedCredentials | null> {
+export async function bootstrapIdentity(deps: { control: ControlWriter; cache: Cache; config: Config; log: Logger }): Promise<GeneratedCredentials | null> {
   const { control, cache, config, log } = deps
   const lockKey = 'svc:bootstrap:lock'
   for (let i = 0; !(await cache.setIfAbsent(lockKey, String(process.pid), 30_000)); i++) {
@@ -37,7 +37,7 @@ export async function bootstrapIdentity(deps: { control: ControlPlane; cache: Ca
   }
 }
 
-async function ensureInitialEntities(control: ControlPlane, config: Config, log: Logger): Promise<GeneratedCredentials | null> {
+async function ensureInitialEntities(control: ControlWriter, config: Config, log: Logger): Promise<GeneratedCredentials | null> {
   const s = control.state
   const orgSlug = config.SVC_INIT_ORG_SLUG ?? 'default'
   const wsSlug = config.SVC_INIT_WORKSPACE_SLUG ?? 'default'
@@ -45,7 +45,7 @@ async function ensureInitialEntities(control: ControlPlane, config: Config, log:
   const email = (config.SVC_INIT_USER_EMAIL ?? 'owner@localhost').toLowerCase()
   const orgId = stableUuid(`org:${orgSlug}`)
   const wsId = stableUuid(`workspace:${orgId}:${wsSlug}`)
-  const userId = stableUuid(`user:${email}`)
+  const userId = s.userByEmail(email)?.id ?? stableUuid(`user:${email}`)
   const events: NewControlEvent[] = []
   const generated: GeneratedCredentials = { org_slug: orgSlug, workspace_slug: wsSlug, project_id: projectId }
   let generatedAny = false
@@ -60,8 +60,11 @@ async function ensureInitialEntities(control: ControlPlane, config: Config, log:
       generatedAny = true
     }
     events.push({ type: 'user.created', payload: { user_id: userId, email, password_hash: await hashPassword(password) } })
-    events.push({ type: 'member.role_set', payload: { org_id: orgId, user_id: userId, role: 'owner', workspace_id: null } })
   }
+  // The bootstrap key belongs to the owner made here (the fold caps it by that owner's
+  // role), so an organization this bootstrap creates always gets one. Only while it has
+  // none: an owner removed or demoted later is not reinstated by a restart.
+  if (s.ownersOf(orgId).length === 0) events.push({ type: 'member.role_set', payload: { org_id: orgId, user_id: userId, role: 'owner', workspace_id: null } })
   const key = config.SVC_INIT_API_KEY ?? (hasKeys(control, wsId) ? null : newApiKey())
   if (key && !s.apiKeys.has(stableUuid(`key:${hashApiKey(key)}`))) {
     if (!config.SVC_INIT_API_KEY) {
@@ -92,7 +95,7 @@ async function ensureInitialEntities(control: ControlPlane, config: Config, log:
   return generated
 }
 
-function hasKeys(control: ControlPlane, wsId: string): boolean {
+function hasKeys(control: ControlWriter, wsId: string): boolean {
   for (const k of control.state.apiKeys.values()) if (k.workspace_id === wsId) return true
   return false
 }

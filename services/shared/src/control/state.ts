@@ -17,6 +17,8 @@ export interface Org {
 export interface Workspace { id: string; org_id: string; slug: string; name: string; created_at_ms: number; updated_at_ms: number; deleted_at_ms: number | null }
 export interface User { id: string; email: string; password_hash: string | null; created_at_ms: number }
 export interface Membership { org_id: string; user_id: string; role: Role; workspace_id: string | null }
+/** Who created an API key: its authority never exceeds what that creator holds now. */
+export type KeyCreator = { kind: 'user'; user_id: string } | { kind: 'api_key'; key_id: string }
 export interface ApiKey {
   id: string
   org_id: string
@@ -28,6 +30,8 @@ export interface ApiKey {
   key_last4: string
   created_at_ms: number
   revoked_at_ms: number | null
+  /** From the creating event's actor; null when unknown (the key then holds nothing). */
+  created_by: KeyCreator | null
 }
 
 export interface LlmCredential {
@@ -57,6 +61,8 @@ export type Principal =
   | { kind: 'api_key'; key_id: string; org_id: string; workspace_id: string; project_id: string; role: Role }
   | { kind: 'user'; user_id: string; email: string }
 
+const lower = (a: Role, b: Role): Role => (ROLE_RANK[b] < ROLE_RANK[a] ? b : a)
+
 /**
  * The folded control state. `apply` is the only writer and is pure with respect to
  * the event (no clock, no I/O), so every process that folds the same topic ends in
@@ -76,6 +82,8 @@ export class ControlState {
   readonly credentials = new Map<string, OrgCredentials>()
   private readonly keysByHash = new Map<string, ApiKey>()
   private readonly usersByEmail = new Map<string, User>()
+  /** org id -> the owner the bootstrap (actor 'bootstrap') made there: the creator of the bootstrap key. */
+  private readonly bootstrapOwners = new Map<string, string>()
 
   /** `log` receives what reads find wrong in the state (an invalid stored setting, control/settings.ts). */
   constructor(readonly log: Pick<Logger, 'warn'> | null = null) {}
@@ -135,6 +143,7 @@ export class ControlState {
       case 'member.role_set': {
         const p = e.payload
         this.memberships.set(`${p.org_id}|${p.user_id}|${p.workspace_id ?? ''}`, { ...p })
+        if (e.actor === 'bootstrap' && p.role === 'owner' && p.workspace_id === null && !this.bootstrapOwners.has(p.org_id)) this.bootstrapOwners.set(p.org_id, p.user_id)
         return
       }
       case 'member.removed': {
@@ -145,7 +154,7 @@ export class ControlState {
       case 'api_key.created': {
         const p = e.payload
         if (this.apiKeys.has(p.key_id)) return
-        const key: ApiKey = { id: p.key_id, org_id: p.org_id, workspace_id: p.workspace_id, project_id: p.project_id, role: p.role, name: p.name, key_hash: p.key_hash, key_last4: p.key_last4, created_at_ms: e.at_ms, revoked_at_ms: null }
+        const key: ApiKey = { id: p.key_id, org_id: p.org_id, workspace_id: p.workspace_id, project_id: p.project_id, role: p.role, name: p.name, key_hash: p.key_hash, key_last4: p.key_last4, created_at_ms: e.at_ms, revoked_at_ms: null, created_by: this.keyCreator(e.actor, p.org_id) }
         this.apiKeys.set(key.id, key)
         this.keysByHash.set(key.key_hash, key)
         return
@@ -202,13 +211,51 @@ export class ControlState {
     return c
   }
 
-  /** The principal for a raw API key, or null when unknown, revoked, or its workspace is gone. */
+  /**
+   * The principal for a raw API key, with the role it holds in its own workspace now;
+   * null when unknown, revoked, its workspace is gone, or its creator holds no role
+   * there any more (removed from the organization, say).
+   */
   resolveApiKey(raw: string): Extract<Principal, { kind: 'api_key' }> | null {
     const key = this.keysByHash.get(hashApiKey(raw))
-    if (!key || key.revoked_at_ms !== null) return null
-    const ws = this.workspaces.get(key.workspace_id)
-    if (!ws || ws.deleted_at_ms !== null) return null
-    return { kind: 'api_key', key_id: key.id, org_id: key.org_id, workspace_id: key.workspace_id, project_id: key.project_id, role: key.role }
+    if (!key) return null
+    const role = this.keyRole(key, key.org_id, key.workspace_id)
+    if (role === null) return null
+    return { kind: 'api_key', key_id: key.id, org_id: key.org_id, workspace_id: key.workspace_id, project_id: key.project_id, role }
+  }
+
+  /** The creator an event's actor names: "user:<id>", "api_key:<id>", or the bootstrap, whose keys belong to the owner it made. */
+  private keyCreator(actor: string, orgId: string): KeyCreator | null {
+    const [kind, id] = actor.split(':', 2)
+    if (kind === 'user' && id) return { kind: 'user', user_id: id }
+    if (kind === 'api_key' && id) return { kind: 'api_key', key_id: id }
+    const owner = actor === 'bootstrap' ? this.bootstrapOwners.get(orgId) : undefined
+    return owner ? { kind: 'user', user_id: owner } : null
+  }
+
+  /**
+   * A key's role on an organization (and one of its workspaces, when given): its own
+   * role capped by what its creator holds there now, following a chain of keys made
+   * by keys up to a user. Every key on the chain must still work (a revoked key's
+   * descendants stop with it); a key acts only in its own organization and workspace.
+   */
+  private keyRole(key: ApiKey, orgId: string, workspaceId: string | null): Role | null {
+    let role: Role = key.role
+    const seen = new Set<string>()
+    for (let k: ApiKey | undefined = key; k && !seen.has(k.id); ) {
+      seen.add(k.id)
+      if (k.revoked_at_ms !== null || k.org_id !== orgId || (workspaceId !== null && k.workspace_id !== workspaceId)) return null
+      const ws = this.workspaces.get(k.workspace_id)
+      if (!ws || ws.deleted_at_ms !== null) return null
+      role = lower(role, k.role)
+      const by: KeyCreator | null = k.created_by
+      if (by?.kind === 'user') {
+        const creator = this.userRole(by.user_id, orgId, workspaceId)
+        return creator === null ? null : lower(role, creator)
+      }
+      k = by ? this.apiKeys.get(by.key_id) : undefined
+    }
+    return null
   }
 
   orgBySlug(slug: string): Org | undefined {
@@ -253,17 +300,19 @@ export class ControlState {
   /**
    * The role a principal holds for an organization, and for one of its workspaces
    * when given: the higher of the organization-wide role and a role scoped to that
-   * workspace. An API key holds its role only in its own workspace (null elsewhere).
+   * workspace. An API key holds a role only in its own organization and workspace,
+   * never above what its creator holds on the same target now (keyRole).
    */
   roleFor(p: Principal, orgId: string, workspaceId: string | null): Role | null {
-    if (p.kind === 'api_key') {
-      if (p.org_id !== orgId) return null
-      if (workspaceId !== null && p.workspace_id !== workspaceId) return null
-      return p.role
-    }
+    if (p.kind === 'user') return this.userRole(p.user_id, orgId, workspaceId)
+    const key = this.apiKeys.get(p.key_id)
+    return key ? this.keyRole(key, orgId, workspaceId) : null
+  }
+
+  private userRole(userId: string, orgId: string, workspaceId: string | null): Role | null {
     let best: Role | null = null
     for (const m of this.memberships.values()) {
-      if (m.user_id !== p.user_id || m.org_id !== orgId) continue
+      if (m.user_id !== userId || m.org_id !== orgId) continue
       if (m.workspace_id !== null && m.workspace_id !== workspaceId) continue
       if (best === null || ROLE_RANK[m.role] > ROLE_RANK[best]) best = m.role
     }
