@@ -3,7 +3,8 @@
  * own jobs topic) and the results sink. Which engines a process runs is
  * SVC_ENGINES, so a deployment can give a slow engine machines of its own.
  */
-import { GROUPS, TOPICS, TRACE_ENGINES, type TraceEngine } from '@svc/shared/bus/topics'
+import { runConsumer } from '@svc/shared/bus/run-consumer'
+import { TRACE_ENGINES, type TraceEngine } from '@svc/shared/bus/topics'
 import type { Bus, Subscription } from '@svc/shared/bus/types'
 import type { Cache } from '@svc/shared/cache/types'
 import { oneAtATime } from '@svc/shared/concurrency'
@@ -20,7 +21,7 @@ import { orgEmbedders } from './alignment/provider-embedder.js'
 import { policySearch } from './alignment/search.js'
 import { orgClients } from './runtime/org-clients.js'
 import { ENGINE_DEFINITIONS } from './registry.js'
-import { resultSinkHandler } from './runtime/result-sink.js'
+import { resultSinkConsumer } from './runtime/result-sink.js'
 import { workspacePriors } from './runtime/priors.js'
 import { startEngineWorker } from './runtime/worker.js'
 
@@ -97,7 +98,7 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
       )
     // Policy documents are chunked and embedded wherever the alignment engine runs.
     if (engines.includes('alignment')) subs.push(await startDocumentWorker({ bus, store, embedderOf, log: log.child({ component: 'alignment-documents' }) }))
-    subs.push(await bus.subscribe({ group: GROUPS.engineResultsSink, topics: [TOPICS.engineResults], fromBeginning: true, maxBatchRecords: 5000, onBatch: resultSinkHandler(store, log) }))
+    subs.push(await runConsumer(bus, resultSinkConsumer(store, log.child({ component: 'engine-results-sink' }))))
     await Promise.all(subs.map((s) => s.ready))
   } catch (err) {
     await Promise.all(subs.map((s) => s.close()))

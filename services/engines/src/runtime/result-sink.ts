@@ -10,7 +10,8 @@
  * the insert and the commit counts its citations twice (docs/engines.md).
  */
 import { engineResultV1, type EngineResultRecord } from '@svc/shared/bus/records'
-import type { ConsumedRecord } from '@svc/shared/bus/types'
+import { isStorableUuid, type ConsumerSpec, type Delivered, type Rejection } from '@svc/shared/bus/run-consumer'
+import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
 import type { Logger } from '@svc/shared/log'
 import { insertFlags, type FlagRow } from '@svc/shared/store/queries/alignment'
 import { insertEngineResults, insertTraceScores, type TraceScoreRow } from '@svc/shared/store/queries/engine-results'
@@ -26,63 +27,85 @@ export interface ResultExtras {
   flags?: Array<{ flag_id: string; trace_id: string; doc_id: string; policy_excerpt: string; agent_output: string; severity: string; confidence: number; unclear: boolean; end_user: string }>
 }
 
-export function resultSinkHandler(store: Store, log: Logger) {
-  return async (records: ConsumedRecord[]): Promise<void> => {
-    const results: EngineResultRecord[] = []
-    for (const r of records) {
-      try {
-        results.push(engineResultV1.decode(r.value))
-      } catch (err) {
-        log.error({ err, topic: r.topic, partition: r.partition, offset: r.offset }, 'undecodable engine result dropped')
-      }
-    }
-    const scores: TraceScoreRow[] = []
-    const citations: SourceCitation[] = []
-    const feedback: SourceFeedback[] = []
-    const flags: FlagRow[] = []
-    for (const r of results) {
-      const extras = JSON.parse(r.extras_json) as ResultExtras
-      if (extras.score)
-        scores.push({ workspace_id: r.workspace_id, trace_id: r.trace_id, ...extras.score, scored_at: String(r.computed_at_ms), expires_at: r.expires_at_s })
-      if (extras.citations) citations.push(...extras.citations)
-      if (extras.feedback) feedback.push(...extras.feedback)
-      for (const f of extras.flags ?? [])
-        flags.push({
-          workspace_id: r.workspace_id,
-          trace_id: r.trace_id,
-          flag_id: f.flag_id,
-          doc_id: f.doc_id,
-          policy_excerpt: f.policy_excerpt,
-          agent_output: f.agent_output,
-          severity: f.severity,
-          confidence: f.confidence,
-          unclear: f.unclear ? 1 : 0,
-          end_user: f.end_user,
-          mode: r.mode,
-          computed_at: String(r.computed_at_ms),
-          expires_at: r.expires_at_s,
-        })
-    }
-    await Promise.all([
-      insertEngineResults(
-        store,
-        results.map((r) => ({
-          workspace_id: r.workspace_id,
-          trace_id: r.trace_id,
-          engine: r.engine,
-          engine_version: r.engine_version,
-          mode: r.mode,
-          payload: r.payload_json,
-          llm_input_tokens: r.llm_input_tokens,
-          llm_output_tokens: r.llm_output_tokens,
-          computed_at: String(r.computed_at_ms),
-          expires_at: r.expires_at_s,
-        })),
-      ),
-      insertTraceScores(store, scores),
-      recordCitations(store, citations),
-      recordSourceFeedback(store, feedback),
-      insertFlags(store, flags),
-    ])
+/** A result's extras, or why it can never be landed (a row ClickHouse refuses would fail its whole batch, forever). */
+function invalidResult(r: EngineResultRecord): { reason: string; extras?: never } | { reason?: never; extras: ResultExtras } {
+  if (!isStorableUuid(r.workspace_id)) return { reason: `workspace_id is not a UUID: ${JSON.stringify(r.workspace_id.slice(0, 64))}` }
+  if (!r.trace_id) return { reason: 'empty trace_id' }
+  try {
+    JSON.parse(r.payload_json)
+    const extras = JSON.parse(r.extras_json) as unknown
+    if (!extras || typeof extras !== 'object' || Array.isArray(extras)) return { reason: 'extras_json is not a JSON object' }
+    return { extras: extras as ResultExtras }
+  } catch (err) {
+    return { reason: `payload_json or extras_json is not JSON: ${err instanceof Error ? err.message : String(err)}` }
   }
+}
+
+/** The results sink's consumer (group engine-results-sink), run by runConsumer. */
+export function resultSinkConsumer(store: Store, log: Logger): ConsumerSpec<EngineResultRecord> {
+  return {
+    group: GROUPS.engineResultsSink,
+    topics: { [TOPICS.engineResults]: engineResultV1 },
+    maxBatchRecords: 5000,
+    log,
+    handle: (batch) => landResults(store, batch),
+  }
+}
+
+async function landResults(store: Store, batch: Array<Delivered<EngineResultRecord>>): Promise<Rejection[]> {
+  const rejected: Rejection[] = []
+  const results: Array<{ r: EngineResultRecord; extras: ResultExtras }> = []
+  for (const { value: r, record } of batch) {
+    const checked = invalidResult(r)
+    if (checked.reason !== undefined) rejected.push({ record, reason: checked.reason, workspaceId: r.workspace_id, orgId: r.org_id })
+    else results.push({ r, extras: checked.extras })
+  }
+  const scores: TraceScoreRow[] = []
+  const citations: SourceCitation[] = []
+  const feedback: SourceFeedback[] = []
+  const flags: FlagRow[] = []
+  for (const { r, extras } of results) {
+    if (extras.score)
+      scores.push({ workspace_id: r.workspace_id, trace_id: r.trace_id, ...extras.score, scored_at: String(r.computed_at_ms), expires_at: r.expires_at_s })
+    if (extras.citations) citations.push(...extras.citations)
+    if (extras.feedback) feedback.push(...extras.feedback)
+    for (const f of extras.flags ?? [])
+      flags.push({
+        workspace_id: r.workspace_id,
+        trace_id: r.trace_id,
+        flag_id: f.flag_id,
+        doc_id: f.doc_id,
+        policy_excerpt: f.policy_excerpt,
+        agent_output: f.agent_output,
+        severity: f.severity,
+        confidence: f.confidence,
+        unclear: f.unclear ? 1 : 0,
+        end_user: f.end_user,
+        mode: r.mode,
+        computed_at: String(r.computed_at_ms),
+        expires_at: r.expires_at_s,
+      })
+  }
+  await Promise.all([
+    insertEngineResults(
+      store,
+      results.map(({ r }) => ({
+        workspace_id: r.workspace_id,
+        trace_id: r.trace_id,
+        engine: r.engine,
+        engine_version: r.engine_version,
+        mode: r.mode,
+        payload: r.payload_json,
+        llm_input_tokens: r.llm_input_tokens,
+        llm_output_tokens: r.llm_output_tokens,
+        computed_at: String(r.computed_at_ms),
+        expires_at: r.expires_at_s,
+      })),
+    ),
+    insertTraceScores(store, scores),
+    recordCitations(store, citations),
+    recordSourceFeedback(store, feedback),
+    insertFlags(store, flags),
+  ])
+  return rejected
 }

@@ -10,7 +10,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEmbeddedBus } from '@svc/shared/bus/embedded/index'
 import { engineJobFailedV1, engineResultV1, traceCompletedV1, type EngineResultRecord } from '@svc/shared/bus/records'
-import { engineJobsDlqTopic, engineJobsTopic, TOPICS } from '@svc/shared/bus/topics'
+import { consumerBatchHandler, runConsumer } from '@svc/shared/bus/run-consumer'
+import { engineGroup, engineJobsDlqTopic, engineJobsTopic, TOPICS, type TraceEngine } from '@svc/shared/bus/topics'
 import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
 import { loadConfig } from '@svc/shared/config'
 import type { ControlEvent } from '@svc/shared/control/events'
@@ -23,9 +24,9 @@ import { ingestionFigures } from '@svc/shared/store/queries/ingestion-health'
 import { createStore } from '@svc/shared/store/index'
 import { migrate } from '@svc/shared/store/migrate'
 import type { Store } from '@svc/shared/store/types'
-import { resultSinkHandler } from './result-sink.js'
+import { resultSinkConsumer } from './result-sink.js'
 import type { EngineDefinition } from './types.js'
-import { engineBatchHandler } from './worker.js'
+import { engineConsumer } from './worker.js'
 
 const ORG = stableUuid('org:engines')
 const WS = stableUuid('ws:engines')
@@ -52,10 +53,10 @@ async function storeTrace(ws: string, id: string, spans = 3) {
     })),
   )
 }
-const job = (ws: string, id: string, completedAt = Date.now()) =>
+const job = (ws: string, id: string, completedAt = Date.now(), engine: TraceEngine = 'decision_trace') =>
   ({
-    topic: 't', partition: 0, offset: String(n++), key: null, timestamp: Date.now(),
-    value: traceCompletedV1.encode({ org_id: ws === WS ? ORG : OTHER_ORG, workspace_id: ws, project_id: 'p', trace_id: id, span_count: 3, trace_start_unix_nano: 1, trace_end_unix_nano: 2, last_span_received_at_ms: 1, completed_at_ms: completedAt, engine: 'decision_trace' }),
+    topic: engineJobsTopic(engine), partition: 0, offset: String(n++), key: null, timestamp: Date.now(),
+    value: traceCompletedV1.encode({ org_id: ws === WS ? ORG : OTHER_ORG, workspace_id: ws, project_id: 'p', trace_id: id, span_count: 3, trace_start_unix_nano: 1, trace_end_unix_nano: 2, last_span_received_at_ms: 1, completed_at_ms: completedAt, engine }),
   }) as ConsumedRecord
 
 async function readAll(topic: string): Promise<ConsumedRecord[]> {
@@ -87,6 +88,9 @@ function countingEngine(name: EngineDefinition['name']) {
   }
   return def
 }
+
+/** One batch through the worker as the consumer runner runs it (decode, analyse, dead letters). */
+const engineBatchHandler = (d: ReturnType<typeof deps>) => consumerBatchHandler(bus, engineConsumer(d))
 
 const deps = (engine: EngineDefinition) => ({
   bus, store, state, engine, log, concurrency: 4,
@@ -123,7 +127,7 @@ describe('engine worker', () => {
     expect(decoded.map((d) => d.trace_id).sort()).toEqual([traceId(1), traceId(2)])
     expect(decoded.every((d) => d.engine === 'decision_trace' && d.engine_version === 't1' && d.mode === 'deterministic')).toBe(true)
 
-    await resultSinkHandler(store, log)(results)
+    await consumerBatchHandler(bus, resultSinkConsumer(store, log))(results)
     const latest = await latestEngineResults(store, WS, traceId(2), ['decision_trace'])
     expect((latest.get('decision_trace')!.payload as { nodes: string[] }).nodes).toHaveLength(5)
     const figures = await ingestionFigures(store, WS, Date.now(), Date.now())
@@ -151,7 +155,7 @@ describe('engine worker', () => {
     const e = countingEngine('savings')
     e.failing = true
     await storeTrace(WS, traceId(4))
-    await engineBatchHandler(deps(e.definition))([job(WS, traceId(4))])
+    await engineBatchHandler(deps(e.definition))([job(WS, traceId(4), Date.now(), 'savings')])
     expect(e.calls).toEqual([traceId(4), traceId(4), traceId(4)])
     const dead = (await readAll(engineJobsDlqTopic('savings'))).map((r) => engineJobFailedV1.decode(r.value))
     expect(dead).toHaveLength(1)
@@ -161,6 +165,37 @@ describe('engine worker', () => {
     const run = (await ingestionFigures(store, WS, Date.now(), Date.now())).engines.get('savings')!
     expect(run.lastRunAtMs).toBeGreaterThan(0)
     expect(run.lastOkAtMs).toBeNull()
+  })
+
+  it('dead-letters a job it cannot read, and the jobs of a workspace whose context cannot be built, whole, and commits past them', async () => {
+    const e = countingEngine('decision_trace')
+    await storeTrace(WS, traceId(5))
+    await storeTrace(WS, traceId(6))
+    const topic = engineJobsTopic('decision_trace')
+    const dlqBefore = (await readAll(engineJobsDlqTopic('decision_trace'))).length
+    const good = job(WS, traceId(5))
+    await bus.produce(topic, [
+      { key: `${WS}:${'e'.repeat(32)}`, value: Buffer.from('not a job') },
+      { key: `${WS}:${traceId(5)}`, value: good.value },
+    ])
+    const sub = await runConsumer(bus, engineConsumer(deps(e.definition)))
+    const end = (await bus.endOffsets(topic)).get(0)
+    for (let i = 0; i < 2000 && (await bus.committedOffsets(engineGroup('decision_trace'), topic)).get(0) !== end; i++) await new Promise((r) => setTimeout(r, 5))
+    expect((await bus.committedOffsets(engineGroup('decision_trace'), topic)).get(0)).toBe(end)
+    await sub.close()
+    expect(e.calls).toEqual([traceId(5)])
+    const dead = (await readAll(engineJobsDlqTopic('decision_trace'))).slice(dlqBefore).map((r) => engineJobFailedV1.decode(r.value))
+    expect(dead).toHaveLength(1)
+    expect(dead[0]).toMatchObject({ engine: 'decision_trace', workspace_id: WS, trace_id: 'e'.repeat(32), attempts: 0 })
+    expect(dead[0]!.error).toMatch(/^undecodable/)
+    expect(dead[0]!.job.toString()).toBe('not a job')
+
+    // A context that cannot be built (a credential that no longer unseals) fails its jobs after the retries, not the batch.
+    const broken = { ...deps(e.definition), contextFor: async () => Promise.reject(new Error('credential does not unseal (test)')) }
+    await consumerBatchHandler(bus, engineConsumer(broken))([job(WS, traceId(6))])
+    const failed = (await readAll(engineJobsDlqTopic('decision_trace'))).slice(dlqBefore + 1).map((r) => engineJobFailedV1.decode(r.value))
+    expect(failed).toMatchObject([{ trace_id: traceId(6), attempts: 3, error: 'credential does not unseal (test)' }])
+    expect(e.calls).toEqual([traceId(5)])
   })
 
   it('drops a job whose trace has aged out, without failing', async () => {

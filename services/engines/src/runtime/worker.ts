@@ -6,11 +6,13 @@
  * A job whose engine is switched off for its workspace (or gated off by its
  * organization) is dropped before anything is loaded or called: it costs nothing.
  * A failing job is retried with exponential backoff, then written whole to
- * engine.<name>.jobs.v1.dlq; either way engine_runs_v1 records the outcome, which
- * is what ingestion health reads to call an engine stalled.
+ * engine.<name>.jobs.v1.dlq (by the consumer runner, as is a job that cannot be
+ * read); either way engine_runs_v1 records the outcome, which is what ingestion
+ * health reads to call an engine stalled.
  */
 import { engineJobFailedV1, engineResultV1, traceCompletedV1, traceKey, type TraceCompletedRecord } from '@svc/shared/bus/records'
-import { engineGroup, engineJobsDlqTopic, engineJobsTopic, TOPICS } from '@svc/shared/bus/topics'
+import { runConsumer, type ConsumerSpec, type DeadLetter, type Delivered, type Rejection } from '@svc/shared/bus/run-consumer'
+import { engineGroup, engineJobsTopic, TOPICS } from '@svc/shared/bus/topics'
 import type { BatchContext, Bus, ConsumedRecord, OutgoingRecord, Subscription } from '@svc/shared/bus/types'
 import type { ControlState } from '@svc/shared/control/state'
 import { engineAllowed } from '@svc/shared/domain/engines'
@@ -66,34 +68,56 @@ async function withRetries<T>(fn: () => Promise<T>, policy: RetryPolicy): Promis
   return { ok: false, error, attempts: policy.attempts }
 }
 
-export function engineBatchHandler(deps: WorkerDeps) {
+/** The job's trace, from the job itself, else from its key (workspace_id:trace_id). */
+function traceIdOf(record: ConsumedRecord): string {
+  try {
+    return traceCompletedV1.decode(record.value).trace_id
+  } catch {
+    return record.key?.toString().split(':')[1] ?? ''
+  }
+}
+
+/** One engine's worker as a consumer (group engine-<name>), run by runConsumer. */
+export function engineConsumer(deps: WorkerDeps & { maxBatchRecords?: number }): ConsumerSpec<TraceCompletedRecord> {
   const analyse = batchAnalysis(deps)
   const bg = deps.background
-  if (!bg) return (records: ConsumedRecord[]) => analyse(records)
-  return (records: ConsumedRecord[], ctx?: BatchContext) =>
-    bg.lane(async () => {
-      for (const until = Date.now() + MAX_YIELD_MS; bg.busy() && Date.now() < until && !ctx?.closing; ) await sleep(100)
-      await analyse(records)
-    })
+  const now = deps.now ?? Date.now
+  return {
+    group: engineGroup(deps.engine.name),
+    topics: { [engineJobsTopic(deps.engine.name)]: traceCompletedV1 },
+    maxBatchRecords: deps.maxBatchRecords ?? 100,
+    log: deps.log,
+    handle: !bg
+      ? (batch) => analyse(batch)
+      : (batch, ctx: BatchContext) =>
+          bg.lane(async () => {
+            for (const until = Date.now() + MAX_YIELD_MS; bg.busy() && Date.now() < until && !ctx.closing; ) await sleep(100)
+            return analyse(batch)
+          }),
+    // The jobs topic's dead letters keep the job whole, ready to be produced back to replay it.
+    encodeDeadLetter: (d: DeadLetter) =>
+      engineJobFailedV1.encode({
+        engine: deps.engine.name,
+        job: d.record.value,
+        workspace_id: d.workspaceId,
+        trace_id: traceIdOf(d.record),
+        error: d.reason,
+        attempts: d.attempts,
+        failed_at_ms: now(),
+      }),
+  }
 }
 
 function batchAnalysis(deps: WorkerDeps) {
   const { engine, state, log } = deps
   const now = deps.now ?? Date.now
-  return async (records: ConsumedRecord[]): Promise<void> => {
+  return async (batch: Array<Delivered<TraceCompletedRecord>>): Promise<Rejection[]> => {
     // At-least-once delivery and re-opened traces can put one trace in a batch twice: keep its newest job.
-    const jobs = new Map<string, { job: TraceCompletedRecord; raw: Buffer }>()
-    for (const r of records) {
-      let job: TraceCompletedRecord
-      try {
-        job = traceCompletedV1.decode(r.value)
-      } catch (err) {
-        log.error({ err, topic: r.topic, partition: r.partition, offset: r.offset }, 'undecodable engine job dropped')
-        continue
-      }
+    const jobs = new Map<string, { job: TraceCompletedRecord; record: ConsumedRecord }>()
+    for (const { value: job, record } of batch) {
       const key = traceKey(job.workspace_id, job.trace_id)
       const seen = jobs.get(key)
-      if (!seen || seen.job.completed_at_ms <= job.completed_at_ms) jobs.set(key, { job, raw: r.value })
+      if (!seen || seen.job.completed_at_ms <= job.completed_at_ms) jobs.set(key, { job, record })
     }
     const live = [...jobs.values()].filter(({ job }) => {
       const ws = state.workspaces.get(job.workspace_id)
@@ -101,7 +125,7 @@ function batchAnalysis(deps: WorkerDeps) {
       if (!run) engineJobsCounter.inc({ engine: engine.name, outcome: 'skipped' })
       return run
     })
-    if (live.length === 0) return
+    if (live.length === 0) return []
 
     const byWorkspace = new Map<string, typeof live>()
     for (const j of live) {
@@ -111,7 +135,7 @@ function batchAnalysis(deps: WorkerDeps) {
     }
 
     const results: OutgoingRecord[] = []
-    const failed: OutgoingRecord[] = []
+    const failed: Rejection[] = []
     const runs: EngineRun[] = []
     for (const [workspaceId, group] of byWorkspace) {
       const spans = await spansOfTraces(deps.store, workspaceId, group.map((g) => g.job.trace_id))
@@ -121,10 +145,20 @@ function batchAnalysis(deps: WorkerDeps) {
         list.push(s)
         byTrace.set(s.trace_id, list)
       }
-      const ctx = await deps.contextFor(group[0]!.job.org_id, workspaceId)
+      // A context that cannot be built (a credential that no longer unseals) fails these jobs like a run would.
+      const context = await withRetries(() => deps.contextFor(group[0]!.job.org_id, workspaceId), deps.retry)
+      if (!context.ok) {
+        const error = context.error instanceof Error ? context.error.message : String(context.error)
+        log.warn({ workspace_id: workspaceId, jobs: group.length, error }, 'engine context failed; jobs dead-lettered')
+        engineJobsCounter.inc({ engine: engine.name, outcome: 'failed' }, group.length)
+        for (const { record } of group) failed.push({ record, reason: error, cause: 'failed', workspaceId, attempts: context.attempts })
+        runs.push({ workspace_id: workspaceId, engine: engine.name, finished_at_ms: now(), ok: false })
+        continue
+      }
+      const ctx = context.value
       let ok = 0
       let failures = 0
-      await mapBounded(group, deps.concurrency, async ({ job, raw }) => {
+      await mapBounded(group, deps.concurrency, async ({ job, record }) => {
         const rows = byTrace.get(job.trace_id)
         // Aged out (or deleted) before its turn: nothing is left to analyse.
         if (!rows) return engineJobsCounter.inc({ engine: engine.name, outcome: 'gone' })
@@ -157,31 +191,21 @@ function batchAnalysis(deps: WorkerDeps) {
           engineJobsCounter.inc({ engine: engine.name, outcome: 'failed' })
           const error = outcome.error instanceof Error ? outcome.error.message : String(outcome.error)
           log.warn({ workspace_id: workspaceId, trace_id: job.trace_id, attempts: outcome.attempts, error }, 'engine job failed; dead-lettered')
-          failed.push({
-            key,
-            value: engineJobFailedV1.encode({ engine: engine.name, job: raw, workspace_id: workspaceId, trace_id: job.trace_id, error: error.slice(0, 2000), attempts: outcome.attempts, failed_at_ms: now() }),
-          })
+          failed.push({ record, reason: error, cause: 'failed', workspaceId, orgId: job.org_id, attempts: outcome.attempts })
         }
       })
       const at = now()
       if (ok) runs.push({ workspace_id: workspaceId, engine: engine.name, finished_at_ms: at, ok: true })
       if (failures) runs.push({ workspace_id: workspaceId, engine: engine.name, finished_at_ms: at, ok: false })
     }
-    // Results before the runs that report them: a crash in between re-runs the batch, never loses it.
-    await Promise.all([
-      results.length ? deps.bus.produce(TOPICS.engineResults, results) : null,
-      failed.length ? deps.bus.produce(engineJobsDlqTopic(engine.name), failed) : null,
-    ])
+    // Results before the runs that report them, and the failed jobs' dead letters (written
+    // by the runner) after both: a crash in between re-runs the batch, never loses it.
+    if (results.length) await deps.bus.produce(TOPICS.engineResults, results)
     await recordEngineRuns(deps.store, runs)
+    return failed
   }
 }
 
 export async function startEngineWorker(deps: WorkerDeps & { maxBatchRecords?: number }): Promise<Subscription> {
-  return deps.bus.subscribe({
-    group: engineGroup(deps.engine.name),
-    topics: [engineJobsTopic(deps.engine.name)],
-    fromBeginning: true,
-    maxBatchRecords: deps.maxBatchRecords ?? 100,
-    onBatch: engineBatchHandler(deps),
-  })
+  return runConsumer(deps.bus, engineConsumer(deps))
 }

@@ -1,0 +1,90 @@
+/**
+ * The results sink on the real embedded log and embedded ClickHouse: results that
+ * cannot be landed are dead-lettered and the batch goes on.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createEmbeddedBus } from '@svc/shared/bus/embedded/index'
+import { deadLetterV1, engineResultV1, type EngineResultRecord } from '@svc/shared/bus/records'
+import { runConsumer } from '@svc/shared/bus/run-consumer'
+import { dlqTopic, GROUPS, TOPICS } from '@svc/shared/bus/topics'
+import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
+import { loadConfig } from '@svc/shared/config'
+import { stableUuid } from '@svc/shared/control/secrets'
+import { createLogger } from '@svc/shared/log'
+import { latestEngineResults } from '@svc/shared/store/queries/engine-results'
+import { createStore } from '@svc/shared/store/index'
+import { migrate } from '@svc/shared/store/migrate'
+import type { Store } from '@svc/shared/store/types'
+import { resultSinkConsumer } from './result-sink.js'
+
+const log = createLogger({ level: 'silent' })
+const ORG = stableUuid('org:result-sink')
+const WS = stableUuid('ws:result-sink')
+let dir: string
+let store: Store
+let bus: Bus
+
+const result = (trace: string, over: Partial<EngineResultRecord> = {}): EngineResultRecord => ({
+  org_id: ORG, workspace_id: WS, trace_id: trace, engine: 'decision_trace', engine_version: 't1', mode: 'deterministic',
+  payload_json: JSON.stringify({ trace_id: trace, nodes: [] }), extras_json: '{}', llm_input_tokens: 0, llm_output_tokens: 0,
+  computed_at_ms: 1_700_000_000_000, expires_at_s: Math.floor(Date.now() / 1000) + 3600, ...over,
+})
+
+async function readAll(topic: string): Promise<ConsumedRecord[]> {
+  const out: ConsumedRecord[] = []
+  const total = [...(await bus.endOffsets(topic)).values()].reduce((a, b) => a + Number(b), 0)
+  if (total === 0) return out
+  const sub = await bus.subscribe({ group: `read-${Math.random()}`, topics: [topic], ephemeral: true, onBatch: async (rs) => void out.push(...rs) })
+  while (out.length < total) await new Promise((r) => setTimeout(r, 5))
+  await sub.close()
+  return out
+}
+
+async function drained(group: string, topic: string) {
+  const end = (await bus.endOffsets(topic)).get(0)
+  for (let i = 0; i < 4000 && (await bus.committedOffsets(group, topic)).get(0) !== end; i++) await new Promise((r) => setTimeout(r, 5))
+  expect((await bus.committedOffsets(group, topic)).get(0)).toBe(end)
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'result-sink-'))
+  store = await createStore(loadConfig({ SVC_DATA_DIR: dir }), log)
+  await migrate(store, log)
+  bus = await createEmbeddedBus({ dir: join(dir, 'log') })
+  await bus.ensureTopics([TOPICS.engineResults, dlqTopic(TOPICS.engineResults)].map((name) => ({ name, partitions: 1 })))
+})
+afterAll(async () => {
+  await bus?.close()
+  await store?.close()
+  if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+describe('results sink', () => {
+  it('dead-letters undecodable and unlandable results, lands the good ones around them, and commits', async () => {
+    const key = `${WS}:t`
+    await bus.produce(TOPICS.engineResults, [
+      { key, value: engineResultV1.encode(result('a'.repeat(32))) },
+      { key, value: Buffer.from('garbage') },
+      { key, value: engineResultV1.encode(result('b'.repeat(32), { extras_json: '{not json' })) },
+      { key, value: engineResultV1.encode(result('c'.repeat(32), { workspace_id: 'not-a-uuid' })) },
+      { key, value: engineResultV1.encode(result('d'.repeat(32))) },
+    ])
+    const sub = await runConsumer(bus, resultSinkConsumer(store, log))
+    await drained(GROUPS.engineResultsSink, TOPICS.engineResults)
+    await sub.close()
+
+    for (const t of ['a', 'd']) expect((await latestEngineResults(store, WS, t.repeat(32), ['decision_trace'])).has('decision_trace')).toBe(true)
+    expect((await latestEngineResults(store, WS, 'b'.repeat(32), ['decision_trace'])).size).toBe(0)
+    const dead = (await readAll(dlqTopic(TOPICS.engineResults))).map((r) => deadLetterV1.decode(r.value))
+    expect(dead.map((d) => [Number(d.original_offset), d.source, d.workspace_id])).toEqual([
+      [1, GROUPS.engineResultsSink, WS],
+      [2, GROUPS.engineResultsSink, WS],
+      [3, GROUPS.engineResultsSink, 'not-a-uuid'],
+    ])
+    expect(dead[1]!.reason).toMatch(/not JSON/)
+    expect(engineResultV1.decode(dead[2]!.original_value!).trace_id).toBe('c'.repeat(32))
+  })
+})
