@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { docState } from '@svc/shared/store/queries/alignment'
 import { eventually, startTestStack, TEST_KEY, type BusMode } from '../support/stack.js'
 import { hex } from '../support/traces.js'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>
 const WS_PATH = '/v1/observ/orgs/acme/workspaces/agents'
@@ -37,7 +38,7 @@ export function alignmentSuite(mode: BusMode) {
     const getJson = async (path: string) => {
       const res = await api(path)
       expect(res.status, path).toBe(200)
-      return (await res.json()) as Record<string, any>
+      return (await res.json()) as Record<string, TestJson>
     }
     /** One trace whose final answer is `output` (an LLM span's completion), served to `endUser` when given. */
     const send = async (output: string, endUser?: string) => {
@@ -65,7 +66,7 @@ export function alignmentSuite(mode: BusMode) {
         const rows = await s.store.query<{ n: number }>(`SELECT count() AS n FROM engine_results_v1 WHERE trace_id = {t:String} AND engine = 'alignment'`, { t: traceId })
         return Number(rows[0]?.n) > 0 ? true : undefined
       }, 45_000, 200)
-    const flagsOf = async (traceId: string, unclear = false) => ((await getJson(`${A}/flags?limit=500${unclear ? '&include_unclear=true' : ''}`)).flags as any[]).filter((f) => f.trace_id === traceId)
+    const flagsOf = async (traceId: string, unclear = false) => ((await getJson(`${A}/flags?limit=500${unclear ? '&include_unclear=true' : ''}`)).flags as TestJson[]).filter((f) => f.trace_id === traceId)
 
     beforeAll(async () => {
       s = await startTestStack(mode, { SVC_ENGINE_RETRY_BASE_MS: '20' })

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { EXPECTED_COMMITS, expectedTopFiles, expectedUsage, replayRequests, T0_MS } from '../fixtures/coding-agent/replay.js'
 import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
 import { eventually, startTestStack, TEST_KEY, type BusMode } from '../support/stack.js'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>
 const CA_PATH = '/v1/observ/orgs/acme/workspaces/agents/coding-agent'
@@ -25,9 +26,9 @@ export function codingAgentSuite(mode: BusMode) {
       fetch(`${s.ingestUrl}/v1/otlp/coding-agent/v1/${kind}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers })
     const get = async (path: string) => {
       const res = await fetch(s.apiUrl + CA_PATH + path, { headers: { 'x-svc-api-key': TEST_KEY } })
-      return { status: res.status, body: (await res.json()) as any }
+      return { status: res.status, body: (await res.json()) as TestJson }
     }
-    const withoutLast = (rows: any[]) => rows.map(({ last_activity_at, ...r }) => r)
+    const withoutLast = (rows: TestJson[]) => rows.map(({ last_activity_at, ...r }) => r)
     /** Every figure of the three endpoints, exactly. */
     const checkFigures = async () => {
       for (const period of ['day', 'week'] as const) {
@@ -77,8 +78,8 @@ export function codingAgentSuite(mode: BusMode) {
         expect(JSON.stringify(await res.json()), r.fixture).not.toContain('partialSuccess')
       }
       await settled()
-      expect((await get('/commits?limit=2')).body.commits.map((c: any) => c.commit_id)).toEqual(['c0ffee12', 'deadbeef1'])
-      expect((await get('/top-files?period=day&limit=1')).body.files.map((f: any) => f.file_path)).toEqual(['src/app.ts'])
+      expect((await get('/commits?limit=2')).body.commits.map((c: TestJson) => c.commit_id)).toEqual(['c0ffee12', 'deadbeef1'])
+      expect((await get('/top-files?period=day&limit=1')).body.files.map((f: TestJson) => f.file_path)).toEqual(['src/app.ts'])
       expect((await get('/usage?period=year')).status).toBe(400)
     })
 

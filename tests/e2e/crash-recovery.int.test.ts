@@ -5,11 +5,12 @@ import { afterAll, describe, expect, inject, it } from 'vitest'
 import { exited, freePort, spawnAllInOne, waitForHealth } from '../support/process.js'
 import { eventually } from '../support/stack.js'
 import { agentTrace, otlpEnvelope } from '../support/traces.js'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 const KEY = 'dr_crashTestKey000000000000000000000000001'
 const TRACES = '/v1/observ/orgs/crash/workspaces/w/traces'
 
-interface Sent { traceId: string; spans: Array<Record<string, any>>; ackedSpanIds: Set<string> }
+interface Sent { traceId: string; spans: Array<Record<string, TestJson>>; ackedSpanIds: Set<string> }
 
 /**
  * SIGKILL the all-in-one process while clients are sending: every span that got a
@@ -77,22 +78,22 @@ describe.each(['embedded', 'kafka'] as const)('crash recovery (%s bus, SIGKILL d
 
     child = spawnAllInOne(env)
     await waitForHealth(`${apiUrl}/health`, child)
-    const get = async (path: string) => (await fetch(apiUrl + path, { headers: { 'x-svc-api-key': KEY } })).json() as Promise<any>
+    const get = async (path: string) => (await fetch(apiUrl + path, { headers: { 'x-svc-api-key': KEY } })).json() as Promise<TestJson>
 
     // Every acknowledged span is there (the assembler catches up from its committed offset).
     for (const t of acked) {
       await eventually(async () => {
         const d = await get(`${TRACES}/${t.traceId}`)
-        const ids = new Set((d.spans ?? []).map((sp: any) => sp.span_id))
+        const ids = new Set((d.spans ?? []).map((sp: TestJson) => sp.span_id))
         return [...t.ackedSpanIds].every((id) => ids.has(id)) ? true : undefined
       }, 60_000, 200)
     }
 
     // And the list's sums equal the sums over the distinct stored spans: nothing counted twice.
-    const rows = new Map<string, any>()
+    const rows = new Map<string, TestJson>()
     let cursor: string | null = null
     do {
-      const page: any = await get(`${TRACES}?include_empty=true&page_size=500${cursor ? `&cursor=${cursor}` : ''}`)
+      const page: TestJson = await get(`${TRACES}?include_empty=true&page_size=500${cursor ? `&cursor=${cursor}` : ''}`)
       for (const r of page.data) rows.set(r.trace_id, r)
       cursor = page.next_cursor
     } while (cursor)

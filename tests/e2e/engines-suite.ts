@@ -13,6 +13,7 @@ import { refusedPort, startFakeOpenAi, type FakeOpenAi } from '@svc/engines/test
 import { startFakeSearch, type FakeSearch } from '@svc/engines/test-support/fake-search'
 import { eventually, startTestStack, TEST_KEY, type BusMode } from '../support/stack.js'
 import { hex } from '../support/traces.js'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>
 const WS_PATH = '/v1/observ/orgs/acme/workspaces/agents'
@@ -46,7 +47,7 @@ export function enginesSuite(mode: BusMode) {
     const getJson = async (path: string) => {
       const res = await api(path)
       expect(res.status, path).toBe(200)
-      return (await res.json()) as Record<string, any>
+      return (await res.json()) as Record<string, TestJson>
     }
     const send = async (f: Fixture) => {
       const copy = freshCopy(f)
@@ -100,29 +101,29 @@ export function enginesSuite(mode: BusMode) {
       for (const c of reliability.claims) expect(Object.keys(c)).toEqual(expect.arrayContaining(['claim', 'supported', 'confidence', 'evidence_span_id']))
 
       const decisions = await computed(traceId, 'decision-trace')
-      const ids = new Set(decisions.nodes.map((n: any) => n.id))
+      const ids = new Set(decisions.nodes.map((n: TestJson) => n.id))
       for (const e of decisions.edges) expect(ids.has(e.from) && ids.has(e.to)).toBe(true)
       const decomposition = await computed(traceId, 'decomposition')
       expect(typeof decomposition.original_query).toBe('string')
       const sources = await computed(traceId, 'sources-matrix')
       expect(sources.sources.length).toBeGreaterThan(0)
       const optimization = await computed(traceId, 'optimization')
-      expect(optimization.total_estimated_savings_usd).toBeCloseTo(optimization.findings.reduce((a: number, f: any) => a + f.estimated_savings_usd, 0), 6)
+      expect(optimization.total_estimated_savings_usd).toBeCloseTo(optimization.findings.reduce((a: number, f: TestJson) => a + f.estimated_savings_usd, 0), 6)
 
       // The list shows the grade the engine gave (0-100 score), and grade_min filters on it.
       const row = await eventually(async () => {
         const list = await getJson(`${WS_PATH}/traces?include_empty=true&page_size=500`)
-        const r = list.data.find((x: any) => x.trace_id === traceId)
+        const r = list.data.find((x: TestJson) => x.trace_id === traceId)
         return r?.grade ? r : undefined
       })
       expect(row.grade).toBe(reliability.grade)
       expect(row.score).toBeCloseTo(reliability.score * 100, 1)
       expect(row.scorer_version).toBe(reliability.scorer_version)
       const atGrade = await getJson(`${WS_PATH}/traces?include_empty=true&page_size=500&grade_min=${encodeURIComponent(reliability.grade)}`)
-      expect(atGrade.data.map((x: any) => x.trace_id)).toContain(traceId)
+      expect(atGrade.data.map((x: TestJson) => x.trace_id)).toContain(traceId)
       if (reliability.grade !== 'A+') {
         const above = await getJson(`${WS_PATH}/traces?include_empty=true&page_size=500&grade_min=A%2B`)
-        expect(above.data.map((x: any) => x.trace_id)).not.toContain(traceId)
+        expect(above.data.map((x: TestJson) => x.trace_id)).not.toContain(traceId)
       }
       // The sources the trace used are now in the workspace's source list.
       const list = await getJson(`${WS_PATH}/sources`)
@@ -164,7 +165,7 @@ export function enginesSuite(mode: BusMode) {
       }, 30_000, 200)
       expect(checked.external_crosscheck.mode).toBe('open_web')
       expect(checked.external_crosscheck.checked).toBeGreaterThan(0)
-      expect(checked.external_crosscheck.claims.some((c: any) => c.verdict === 'supported' && c.url === 'https://facts.example.org/page')).toBe(true)
+      expect(checked.external_crosscheck.claims.some((c: TestJson) => c.verdict === 'supported' && c.url === 'https://facts.example.org/page')).toBe(true)
       const sources = await computed(traceId, 'sources-matrix')
       expect(sources.mode).toBe('open_web')
       expect(sources.sources).toContainEqual(expect.objectContaining({ url: 'https://facts.example.org/page', kind: 'web', verification_level: 'web_corroborated', influence_score: 0 }))
@@ -188,8 +189,8 @@ export function enginesSuite(mode: BusMode) {
     it("with the organization's LLM credential, reliability and decomposition ask the model and use its answers", async () => {
       const secret = 'sk-e2e-llm-key-4242'
       fake.setHandler((body) => {
-        const system = String(body.messages?.find((m: any) => m.role === 'system')?.content ?? '')
-        const user = String(body.messages?.find((m: any) => m.role === 'user')?.content ?? '')
+        const system = String(body.messages?.find((m: TestJson) => m.role === 'system')?.content ?? '')
+        const user = String(body.messages?.find((m: TestJson) => m.role === 'user')?.content ?? '')
         if (user.includes('<evidence>'))
           // One claim the model calls supported by passage 1, one it can't place (an index that doesn't exist).
           return { object: { claims: [{ claim: 'The model-extracted claim.', verdict: 'supported', confidence: 0.9, evidence: 1 }, { claim: 'A second claim.', verdict: 'supported', confidence: 0.8, evidence: 999 }] }, usage: { prompt_tokens: 321, completion_tokens: 54 } }
@@ -203,12 +204,12 @@ export function enginesSuite(mode: BusMode) {
       const reliability = await computed(traceId, 'content-reliability')
       expect(reliability.analysis_mode).toBe('llm')
       expect(reliability.scorer_version).toMatch(/\+llm$/)
-      expect(reliability.claims.map((c: any) => [c.claim, c.supported])).toEqual([['The model-extracted claim.', true], ['A second claim.', false]])
+      expect(reliability.claims.map((c: TestJson) => [c.claim, c.supported])).toEqual([['The model-extracted claim.', true], ['A second claim.', false]])
       expect(reliability.claims[0].evidence_span_id).toMatch(/^[0-9a-f]{16}$/)
       expect(reliability.claims[1].evidence_span_id).toBeNull()
       const decomposition = await computed(traceId, 'decomposition')
       expect(decomposition.analysis_mode).toBe('llm')
-      expect(decomposition.sub_tasks.map((t: any) => t.text)).toEqual(['the part the model found', 'a part never addressed'])
+      expect(decomposition.sub_tasks.map((t: TestJson) => t.text)).toEqual(['the part the model found', 'a part never addressed'])
       expect(decomposition.coverage).toBe(0.5)
 
       // What the engines sent: the configured model and key, the trace's answer and evidence.

@@ -8,6 +8,7 @@ import { engineJobsTopic } from '@svc/shared/bus/topics'
 import { eventually, startTestStack, TEST_KEY, TEST_PASSWORD, type BusMode } from '../support/stack.js'
 import { agentTrace, hex, otlpEnvelope } from '../support/traces.js'
 import { walkAllRoutes } from './route-walk.js'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>
 
@@ -99,11 +100,11 @@ export function pipelineSuite(mode: BusMode) {
       expect(row).toMatchObject({ project_id_out: 'flat-project', span_count: 2, input_tokens: 10, output_tokens: 5, grade: '', scorer_version: '' })
       expect(Object.keys(row).sort()).toEqual(['cost_usd_total', 'grade', 'input_tokens', 'output_tokens', 'project_id_out', 'score', 'scorer_version', 'span_count', 'trace_end', 'trace_id', 'trace_start', 'ws_uuid_out'])
       expect(new Date(row.trace_end as string).getTime() - new Date(row.trace_start as string).getTime()).toBe(2500)
-      const detail = (await (await api(`${tracesPath}/${traceId}`)).json()) as Record<string, any>
+      const detail = (await (await api(`${tracesPath}/${traceId}`)).json()) as Record<string, TestJson>
       expect(detail).toMatchObject({ trace_id: traceId, project_id: 'flat-project', duration_ms: 2500 })
-      const root = detail.spans.find((x: any) => x.span_id === rootId)
+      const root = detail.spans.find((x: TestJson) => x.span_id === rootId)
       expect(root.attributes).toMatchObject({ 'svc.project_id': 'flat-project', retries: 2, ok: true })
-      expect(detail.spans.find((x: any) => x.span_id !== rootId)).toMatchObject({ status_code: 'ERROR', duration_ms: 1000, parent_span_id: rootId })
+      expect(detail.spans.find((x: TestJson) => x.span_id !== rootId)).toMatchObject({ status_code: 'ERROR', duration_ms: 1000, parent_span_id: rootId })
     })
 
     it('dead-letters an invalid span inside an accepted batch', async () => {
@@ -204,14 +205,14 @@ export function pipelineSuite(mode: BusMode) {
       expect(openapi.openapi).toBe('3.1.0')
       expect(Object.keys(openapi.paths)).toContain('/v1/observ/orgs/{org}/workspaces/{ws}/traces')
       expect((await fetch(s.apiUrl + '/docs')).headers.get('content-type')).toMatch(/text\/html/)
-      const who = (await (await fetch(s.ingestUrl + '/v1/auth/whoami', { headers: { authorization: `Bearer ${TEST_KEY}` } })).json()) as Record<string, any>
+      const who = (await (await fetch(s.ingestUrl + '/v1/auth/whoami', { headers: { authorization: `Bearer ${TEST_KEY}` } })).json()) as Record<string, TestJson>
       expect(who).toMatchObject({ organization: { slug: 'acme' }, workspace: { slug: 'agents' }, project_id: 'checkout-bot', role: 'admin' })
       const cfg = await fetch(s.ingestUrl + '/v1/workspaces/agents/sdk-config', { headers: { 'x-svc-api-key': TEST_KEY } })
       expect(await cfg.json()).toEqual({ capture_text: false })
       const login = await fetch(s.apiUrl + '/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@acme.test', password: TEST_PASSWORD }) })
       expect(login.status).toBe(200)
       const token = ((await login.json()) as { access_token: string }).access_token
-      const me = (await (await fetch(s.apiUrl + '/v1/auth/me', { headers: { authorization: `Bearer ${token}` } })).json()) as Record<string, any>
+      const me = (await (await fetch(s.apiUrl + '/v1/auth/me', { headers: { authorization: `Bearer ${token}` } })).json()) as Record<string, TestJson>
       expect(me).toMatchObject({ email: 'owner@acme.test', auth_method: 'jwt', memberships: [{ org_slug: 'acme', role: 'owner', workspaces: expect.arrayContaining([expect.objectContaining({ slug: 'agents' })]) }] })
       const wrong = await fetch(s.apiUrl + '/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@acme.test', password: 'nope' }) })
       expect(wrong.status).toBe(401)

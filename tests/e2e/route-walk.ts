@@ -1,5 +1,6 @@
 import { expect } from 'vitest'
 import { ROUTES } from '@svc/api/access'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 type RouteName = keyof typeof ROUTES
 interface Step {
@@ -11,7 +12,7 @@ interface Step {
   form?: () => FormData
   status: number
   /** Checks the response body; may return values later steps use. */
-  check?(body: any, ctx: Record<string, string>): void
+  check?(body: TestJson, ctx: Record<string, string>): void
 }
 
 /**

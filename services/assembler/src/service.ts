@@ -32,7 +32,7 @@ type BudgetWatch = ReturnType<typeof budgetWatch>
 function periodic<T>(job: (nowMs?: number) => Promise<T>, everyMs: number, log: Logger, what: string) {
   const queue = oneAtATime()
   const run = (nowMs?: number): Promise<T> => queue(() => job(nowMs))
-  const timer = setInterval(() => run().catch((err) => log.warn({ err }, `${what} failed`)), everyMs)
+  const timer = setInterval(() => void run().catch((err) => log.warn({ err }, `${what} failed`)), everyMs)
   timer.unref()
   return {
     run,

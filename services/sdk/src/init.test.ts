@@ -6,6 +6,11 @@ import { init, type SvcSdk } from './init.js'
 
 const SECRET = 'SECRET-PROMPT-TEXT'
 
+/** The part of an OTLP/JSON export request these tests read. */
+interface OtlpExport {
+  resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ name: string; attributes: Array<{ key: string; value: Record<string, unknown> }> }> }> }>
+}
+
 /** An agent run with text in every convention, the way instrumentations emit it. */
 async function run(sdk: SvcSdk) {
   await withProject('proj-x', () =>
@@ -42,8 +47,8 @@ describe('init', () => {
     const body = f.exported.join('\n')
     expect(f.requests).toContain('POST /v1/traces key=dr_k')
     expect(body).toContain(SECRET)
-    const spans = f.exported.flatMap((b) => (JSON.parse(b) as any).resourceSpans.flatMap((r: any) => r.scopeSpans.flatMap((s: any) => s.spans)))
-    const attrs = (name: string) => Object.fromEntries(spans.find((s: any) => s.name === name).attributes.map((a: any) => [a.key, Object.values(a.value)[0]]))
+    const spans = f.exported.flatMap((b) => (JSON.parse(b) as OtlpExport).resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)))
+    const attrs = (name: string) => Object.fromEntries(spans.find((s) => s.name === name)!.attributes.map((a) => [a.key, Object.values(a.value)[0]]))
     expect(attrs('invoke_agent support-bot')).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'openinference.span.kind': 'AGENT', 'svc.end_user': 'user-9', 'svc.project_id': 'proj-x' })
     expect(attrs('execute_tool lookup_order')).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup_order', 'openinference.span.kind': 'TOOL', 'svc.project_id': 'proj-x' })
     expect(attrs('retrieval kb')).toMatchObject({ 'gen_ai.operation.name': 'retrieval', 'openinference.span.kind': 'RETRIEVER' })

@@ -54,14 +54,23 @@ export async function runStandalone(
       metrics = await listen(metricsApp(), { host: config.SVC_HOST, port: config.SVC_METRICS_PORT, log, name: `${name}-metrics` })
     }
 
+    const shutdown = async () => {
+      await service.close()
+      await metrics?.close()
+      await control.close()
+      await Promise.all([bus.close(), cache.close(), (store as Store | null)?.close()])
+    }
     for (const signal of ['SIGTERM', 'SIGINT'] as const)
-      process.once(signal, async () => {
+      process.once(signal, () => {
         log.info({ signal }, 'shutting down')
-        await service.close()
-        await metrics?.close()
-        await control.close()
-        await Promise.all([bus.close(), cache.close(), (store as Store | null)?.close()])
-        process.exit(0)
+        // A listener's rejection would escape every handler: log it and exit non-zero.
+        void shutdown().then(
+          () => process.exit(0),
+          (err: unknown) => {
+            log.error({ err }, 'shutdown failed')
+            process.exit(1)
+          },
+        )
       })
   } catch (err) {
     if (err instanceof ConfigError) {

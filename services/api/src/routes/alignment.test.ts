@@ -10,6 +10,7 @@ import { docState, insertFlags } from '@svc/shared/store/queries/alignment'
 import { insertEngineResults } from '@svc/shared/store/queries/engine-results'
 import { apiHarness, WS, type Harness } from '../test-support/harness.js'
 import { htmlToText } from '@svc/shared/domain/html-text'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 const ADMIN = `dr_${'a'.repeat(40)}`
 const VIEWER = `dr_${'v'.repeat(40)}`
@@ -145,13 +146,13 @@ describe('alignment flags', () => {
     ])
     const all = await call(VIEWER, '/flags')
     expect(all.body.total).toBe(3)
-    expect(all.body.flags.map((f: any) => f.flag_id)).toEqual(['f1', 'f2', 'f3'])
+    expect(all.body.flags.map((f: TestJson) => f.flag_id)).toEqual(['f1', 'f2', 'f3'])
     expect(Object.keys(all.body.flags[0]).sort()).toEqual(['agent_output', 'confidence', 'created_at', 'flag_id', 'policy_excerpt', 'severity', 'trace_id', 'unclear'])
     const page = await call(VIEWER, '/flags?limit=1&offset=1')
     expect(page.body).toMatchObject({ total: 3, flags: [{ flag_id: 'f2' }] })
     const unclear = await call(VIEWER, '/flags?include_unclear=true')
     expect(unclear.body.total).toBe(4)
-    expect(unclear.body.flags.find((f: any) => f.flag_id === 'u1')).toMatchObject({ unclear: true })
+    expect(unclear.body.flags.find((f: TestJson) => f.flag_id === 'u1')).toMatchObject({ unclear: true })
     expect((await call(VIEWER, '/flags?limit=0')).status).toBe(400)
     expect((await call(VIEWER, '/flags?include_unclear=maybe')).status).toBe(400)
     const users = await call(VIEWER, '/by-user')

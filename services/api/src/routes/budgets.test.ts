@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { stableUuid } from '@svc/shared/control/secrets'
 import { apiHarness, ORG, WS, type Harness } from '../test-support/harness.js'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 const KEY = `dr_${'b'.repeat(40)}`
 let h: Harness
@@ -30,7 +31,7 @@ afterAll(() => h?.close())
 
 async function req(method: string, body?: unknown) {
   const res = await h.app.request('/v1/observ/orgs/acme/workspaces/agents/cost-budget', { method, headers: { 'content-type': 'application/json', 'x-svc-api-key': KEY }, body: body === undefined ? undefined : JSON.stringify(body) })
-  return { status: res.status, body: (await res.json()) as any }
+  return { status: res.status, body: (await res.json()) as TestJson }
 }
 
 describe('cost budget', () => {

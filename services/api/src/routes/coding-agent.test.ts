@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { insertCodingAgentRows } from '@svc/shared/store/queries/coding-agent'
 import { apiHarness, WS, type Harness } from '../test-support/harness.js'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 const KEY = `dr_${'c'.repeat(40)}`
 const HOUR = 3_600_000
@@ -55,7 +56,7 @@ afterAll(() => h?.close())
 
 const get = async (path: string) => {
   const res = await h.app.request(`/v1/observ/orgs/acme/workspaces/agents/coding-agent${path}`, { headers: { 'x-svc-api-key': KEY } })
-  return { status: res.status, body: (await res.json()) as any }
+  return { status: res.status, body: (await res.json()) as TestJson }
 }
 
 describe('GET /coding-agent/usage', () => {
@@ -64,7 +65,7 @@ describe('GET /coding-agent/usage', () => {
     expect(status).toBe(200)
     expect(body.period).toBe('day')
     expect(Date.parse(body.window.to) - Date.parse(body.window.from)).toBe(DAY)
-    expect(body.employees.map((e: any) => [e.employee, e.cost_usd, e.input_tokens, e.api_requests, e.prompts, e.sessions, e.commits, e.active_time_seconds])).toEqual([
+    expect(body.employees.map((e: TestJson) => [e.employee, e.cost_usd, e.input_tokens, e.api_requests, e.prompts, e.sessions, e.commits, e.active_time_seconds])).toEqual([
       ['a@acme.com', 1.5, 100, 1, 0, 1, 1, 42.5],
       ['b@acme.com', 0.75, 30, 2, 1, 1, 1, 0],
     ])
@@ -89,9 +90,9 @@ describe('GET /coding-agent/commits', () => {
     const { status, body } = await get('/commits')
     expect(status).toBe(200)
     expect(body.limit).toBe(50)
-    expect(body.commits.map((c: any) => c.commit_id)).toEqual(['aaa1', 'bbb2', 'ccc3'])
+    expect(body.commits.map((c: TestJson) => c.commit_id)).toEqual(['aaa1', 'bbb2', 'ccc3'])
     expect(body.commits[0]).toMatchObject({ agent: 'claude_code', employee: 'a@acme.com', session_id: 's1', repository: null, files: [], source: 'tool_result' })
-    expect((await get('/commits?limit=2')).body.commits.map((c: any) => c.commit_id)).toEqual(['aaa1', 'bbb2'])
+    expect((await get('/commits?limit=2')).body.commits.map((c: TestJson) => c.commit_id)).toEqual(['aaa1', 'bbb2'])
   })
 
   it('400 with detail for a bad limit', async () => {
@@ -108,7 +109,7 @@ describe('GET /coding-agent/top-files', () => {
     const { status, body } = await get('/top-files')
     expect(status).toBe(200)
     expect(body).toMatchObject({ period: 'week', limit: 50 })
-    expect(body.files.map((f: any) => [f.file_path, f.edits, f.employees, f.lines_added])).toEqual([
+    expect(body.files.map((f: TestJson) => [f.file_path, f.edits, f.employees, f.lines_added])).toEqual([
       ['src/c.ts', 3, 1, 3],
       ['src/a.ts', 2, 2, 2],
       ['src/b.ts', 1, 1, 1],
@@ -116,14 +117,14 @@ describe('GET /coding-agent/top-files', () => {
   })
 
   it('day narrows, month widens, limit cuts', async () => {
-    expect((await get('/top-files?period=day')).body.files.map((f: any) => f.file_path)).toEqual(['src/a.ts', 'src/b.ts'])
-    expect((await get('/top-files?period=month')).body.files.map((f: any) => f.file_path)).toEqual(['src/c.ts', 'src/a.ts', 'src/b.ts'])
-    expect((await get('/top-files?period=month&limit=1')).body.files.map((f: any) => f.file_path)).toEqual(['src/c.ts'])
+    expect((await get('/top-files?period=day')).body.files.map((f: TestJson) => f.file_path)).toEqual(['src/a.ts', 'src/b.ts'])
+    expect((await get('/top-files?period=month')).body.files.map((f: TestJson) => f.file_path)).toEqual(['src/c.ts', 'src/a.ts', 'src/b.ts'])
+    expect((await get('/top-files?period=month&limit=1')).body.files.map((f: TestJson) => f.file_path)).toEqual(['src/c.ts'])
   })
 
   it('400 with detail naming each bad parameter', async () => {
     const { status, body } = await get('/top-files?period=hour&limit=-1')
     expect(status).toBe(400)
-    expect(body.detail.issues.map((i: any) => i.parameter).sort()).toEqual(['limit', 'period'])
+    expect(body.detail.issues.map((i: TestJson) => i.parameter).sort()).toEqual(['limit', 'period'])
   })
 })

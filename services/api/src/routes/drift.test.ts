@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { measureDrift, saveDrift } from '@svc/shared/store/queries/drift'
 import { apiHarness, eventMaker, ORG, WS, type Harness } from '../test-support/harness.js'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 const KEY = `dr_${'d'.repeat(40)}`
 const HOUR = 3_600_000
@@ -23,7 +24,7 @@ const llm = (agoMs: number, model: string, cost: number, project = 'p') => {
 }
 const get = async (path: string) => {
   const res = await h.app.request(`/v1/observ/orgs/acme/workspaces/agents${path}`, { headers: { 'x-svc-api-key': KEY } })
-  return { status: res.status, body: (await res.json()) as any }
+  return { status: res.status, body: (await res.json()) as TestJson }
 }
 
 beforeAll(async () => {
@@ -42,7 +43,7 @@ describe('drift', () => {
     const r = await get('/drift/current')
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({ status: 'alert', baseline_window_days: 7 })
-    const by = Object.fromEntries(r.body.dimensions.map((d: any) => [d.name, d]))
+    const by = Object.fromEntries(r.body.dimensions.map((d: TestJson) => [d.name, d]))
     expect(by.cost_per_trace).toMatchObject({ delta: 4, direction: 'worse' })
     expect(by.tokens_per_trace).toMatchObject({ delta: 0, direction: 'unchanged' })
     expect(by.model_mix).toMatchObject({ delta: 1, direction: 'changed' })
@@ -56,7 +57,7 @@ describe('drift', () => {
     await saveDrift(h.store, WS, await measureDrift(h.store, WS, now, 7))
     const history = await get('/drift/history?days=7')
     expect(history.body.days).toBe(7)
-    expect(history.body.points.map((p: any) => p.day)).toEqual([new Date(now - 2 * 24 * HOUR).toISOString().slice(0, 10), new Date(now).toISOString().slice(0, 10)])
+    expect(history.body.points.map((p: TestJson) => p.day)).toEqual([new Date(now - 2 * 24 * HOUR).toISOString().slice(0, 10), new Date(now).toISOString().slice(0, 10)])
     expect(history.body.points[1]).toMatchObject({ status: 'alert', as_of: new Date(now).toISOString() })
     expect((await get('/drift/current')).body.as_of).toBe(new Date(now).toISOString())
     expect((await get('/drift/history')).body.days).toBe(30)
@@ -73,9 +74,9 @@ describe('drift', () => {
     await saveDrift(h.store, WS, await measureDrift(h.store, WS, now, 7))
     const r = await get('/drift/current')
     expect(r.body.as_of).toBe(new Date(now).toISOString())
-    expect(r.body.anomalies.map((a: any) => a.agent)).toContain('spiky')
-    expect(r.body.anomalies.every((a: any) => a.agent === 'spiky')).toBe(true)
-    expect(r.body.anomalies.find((a: any) => a.dimension === 'cost_per_trace')).toEqual({
+    expect(r.body.anomalies.map((a: TestJson) => a.agent)).toContain('spiky')
+    expect(r.body.anomalies.every((a: TestJson) => a.agent === 'spiky')).toBe(true)
+    expect(r.body.anomalies.find((a: TestJson) => a.dimension === 'cost_per_trace')).toEqual({
       agent: 'spiky', dimension: 'cost_per_trace', recent: 0.05, baseline: 0.01, delta: 4, z_score: expect.any(Number), direction: 'worse', basis: 'own_history',
     })
   })
@@ -96,6 +97,6 @@ describe('drift', () => {
     expect(spot.anomalies).toEqual([])
     // Back on, the same request finds the spike.
     h.state.apply(ev('workspace.setting_set', { workspace_id: WS, name: 'engines', value: {} }))
-    expect((await get('/drift/current')).body.anomalies.map((a: any) => a.agent)).toContain('spiky')
+    expect((await get('/drift/current')).body.anomalies.map((a: TestJson) => a.agent)).toContain('spiky')
   })
 })

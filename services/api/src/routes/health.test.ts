@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { recordEngineRuns } from '@svc/shared/store/queries/ingestion-health'
 import { apiHarness, ORG, WS, type Harness } from '../test-support/harness.js'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 const KEY = `dr_${'h'.repeat(40)}`
 const VIEWER = `dr_${'v'.repeat(40)}`
@@ -9,7 +10,7 @@ let h: Harness
 
 const get = async (key = KEY) => {
   const res = await h.app.request('/v1/observ/orgs/acme/workspaces/agents/health/ingestion', { headers: { 'x-svc-api-key': key } })
-  return { status: res.status, body: (await res.json()) as any }
+  return { status: res.status, body: (await res.json()) as TestJson }
 }
 const span = (trace: string, agoMs: number) => {
   const start = BigInt(Date.now() - agoMs) * 1_000_000n

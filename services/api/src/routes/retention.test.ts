@@ -1,6 +1,7 @@
 /** Retention over the real app and embedded ClickHouse: preview, confirm tokens, reads applying the window. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiHarness, ORG, WS, type Harness } from '../test-support/harness.js'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 const KEY = `dr_${'r'.repeat(40)}`
 const HOUR = 3_600_000
@@ -27,7 +28,7 @@ afterAll(() => h?.close())
 const W = '/v1/observ/orgs/acme/workspaces/agents'
 async function req(method: string, path: string, body?: unknown) {
   const res = await h.app.request(W + path, { method, headers: { 'content-type': 'application/json', 'x-svc-api-key': KEY }, body: body === undefined ? undefined : JSON.stringify(body) })
-  return { status: res.status, body: (await res.json()) as any }
+  return { status: res.status, body: (await res.json()) as TestJson }
 }
 
 describe('retention', () => {
@@ -64,7 +65,7 @@ describe('retention', () => {
     expect(put.body).toMatchObject({ enabled: true, hours: 720, effective_hours: 720, rollups_thin_out: false })
     expect((await req('GET', `/traces/${OLD}`)).status).toBe(404)
     expect((await req('GET', `/traces/${MONTH}`)).status).toBe(200)
-    const listed = (await req('GET', '/traces?include_empty=true')).body.data.map((r: any) => r.trace_id)
+    const listed = (await req('GET', '/traces?include_empty=true')).body.data.map((r: TestJson) => r.trace_id)
     expect(listed).not.toContain(OLD)
     expect(listed).toContain(MONTH)
   })

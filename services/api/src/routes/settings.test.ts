@@ -6,6 +6,7 @@ import { captureTextOn } from '@svc/shared/control/settings'
 import { createLogger } from '@svc/shared/log'
 import { apiHarness, ORG, WS, type Harness } from '../test-support/harness.js'
 import { llmContext } from '@svc/shared/control/envelope'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 const ADMIN = `dr_${'a'.repeat(40)}`
 const DEV = `dr_${'d'.repeat(40)}`
@@ -23,7 +24,7 @@ beforeAll(async () => {
 afterAll(() => h?.close())
 
 const bodies: string[] = []
-async function req(method: string, path: string, body?: unknown, key = ADMIN): Promise<{ status: number; body: any }> {
+async function req(method: string, path: string, body?: unknown, key = ADMIN): Promise<{ status: number; body: TestJson }> {
   const res = await h.app.request(path, { method, headers: { 'content-type': 'application/json', 'x-svc-api-key': key }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) })
   const text = await res.text()
   bodies.push(text)

@@ -1,6 +1,7 @@
 /** Usage, cost and latency panels over the roll-ups, fed by real spans_v1 inserts (the views run inside them). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiHarness, ORG, WS, type Harness } from '../test-support/harness.js'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 const KEY = `dr_${'u'.repeat(40)}`
 const HOUR = 3_600_000
@@ -40,7 +41,7 @@ afterAll(() => h?.close())
 
 const get = async (path: string) => {
   const res = await h.app.request(`/v1/observ/orgs/acme/workspaces/agents${path}`, { headers: { 'x-svc-api-key': KEY } })
-  return { status: res.status, body: (await res.json()) as any }
+  return { status: res.status, body: (await res.json()) as TestJson }
 }
 
 describe('usage summary', () => {
@@ -75,8 +76,8 @@ describe('usage timeseries', () => {
     expect(r.body.points).toHaveLength(5)
     const today = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000).toISOString()
     expect(r.body.points[4].ts).toBe(today)
-    expect(r.body.points.reduce((a: number, p: any) => a + p.trace_count, 0)).toBe(4)
-    expect(r.body.points.filter((p: any) => p.trace_count === 0).length).toBeGreaterThanOrEqual(3)
+    expect(r.body.points.reduce((a: number, p: TestJson) => a + p.trace_count, 0)).toBe(4)
+    expect(r.body.points.filter((p: TestJson) => p.trace_count === 0).length).toBeGreaterThanOrEqual(3)
     expect((await get('/usage/timeseries')).body.points).toHaveLength(30)
     for (const q of ['?period=week', '?period=month', '?days=0', '?days=x']) expect((await get(`/usage/timeseries${q}`)).status).toBe(400)
   })
@@ -85,7 +86,7 @@ describe('usage timeseries', () => {
 describe('latency by phase and its drill-down', () => {
   it('reports phases with percentiles, calls and errors (chains count as agent)', async () => {
     const r = await get('/usage/latency')
-    const byPhase = Object.fromEntries(r.body.phases.map((p: any) => [p.phase, p]))
+    const byPhase = Object.fromEntries(r.body.phases.map((p: TestJson) => [p.phase, p]))
     expect(Object.keys(byPhase).sort()).toEqual(['agent', 'llm', 'tool'])
     expect(byPhase.llm).toMatchObject({ call_count: 3, error_count: 0 })
     expect(byPhase.tool).toMatchObject({ call_count: 1, error_count: 1, p50_ms: 50 })
@@ -94,11 +95,11 @@ describe('latency by phase and its drill-down', () => {
   })
 
   it('lists slow traces against the panel\'s own percentile, and errored ones', async () => {
-    const latency = (await get('/usage/latency')).body.phases.find((p: any) => p.phase === 'llm')
+    const latency = (await get('/usage/latency')).body.phases.find((p: TestJson) => p.phase === 'llm')
     const slow = await get('/usage/latency/phase/traces?phase=llm&metric=slow&percentile=p95')
     expect(slow.status).toBe(200)
     expect(slow.body).toMatchObject({ phase: 'llm', metric: 'slow', percentile: 'p95', threshold_ms: latency.p95_ms })
-    expect(slow.body.traces.map((t: any) => t.trace_id)).toEqual([T(2)])
+    expect(slow.body.traces.map((t: TestJson) => t.trace_id)).toEqual([T(2)])
     // The trace runs from its root's start to its llm span's end.
     expect(slow.body.traces[0]).toMatchObject({ duration_ms: 3500, status: 'OK' })
     const errors = await get('/usage/latency/phase/traces?phase=tool&metric=errors')
@@ -139,7 +140,7 @@ describe('sources', () => {
       { workspace_id: WS, domain: 'kb.example.com', kind: 'internal_kb', supported: 8, unsupported: 0 },
       { workspace_id: WS, domain: 'blog.example.org', kind: 'web', supported: 0, unsupported: 3 },
     ])
-    const after = Object.fromEntries((await get('/sources')).body.sources.map((s: any) => [s.domain, s]))
+    const after = Object.fromEntries((await get('/sources')).body.sources.map((s: TestJson) => [s.domain, s]))
     expect(after['kb.example.com']).toMatchObject({ authority_prior: 0.9, citation_count: 2, last_seen: new Date(seen).toISOString() })
     expect(after['blog.example.org'].authority_prior).toBe(0.2)
   })

@@ -17,7 +17,7 @@ import type { SearchClient, SearchResult } from './search.js'
 import { mapBounded } from '@svc/shared/concurrency'
 
 export type { SearchClient, SearchResult } from './search.js'
-export { createHttpSearchClient, DEFAULT_SEARCH_BASE, SearchError } from './search.js'
+export { createHttpSearchClient } from './search.js'
 
 export type CrosscheckMode = 'open_web' | 'closed_knowledge_base'
 

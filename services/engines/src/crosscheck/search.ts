@@ -68,15 +68,18 @@ export function createHttpSearchClient(opts: HttpSearchOptions): SearchClient {
         const detail = (await res.text().catch(() => '')).slice(0, 300)
         throw new SearchError(`search service answered HTTP ${res.status}${detail ? `: ${detail}` : ''}`, res.status)
       }
-      let body: any
+      let body: { results?: unknown } | null
       try {
-        body = await res.json()
+        body = (await res.json()) as { results?: unknown } | null
       } catch (e) {
         throw new SearchError('search service answered with something that is not JSON', res.status, { cause: e })
       }
       const results: unknown[] = Array.isArray(body?.results) ? body.results : []
       return results
-        .map((r: any) => ({ url: text(r?.url), title: text(r?.title), content: text(r?.content) }))
+        .map((item) => {
+          const r = item as { url?: unknown; title?: unknown; content?: unknown } | null
+          return { url: text(r?.url), title: text(r?.title), content: text(r?.content) }
+        })
         .filter((r) => r.url && r.content)
         .slice(0, maxResults)
     },

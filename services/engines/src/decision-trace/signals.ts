@@ -10,7 +10,7 @@ import { parseJson } from '../decomposition/text.js'
 const nameOf = (t: unknown): string => {
   if (typeof t === 'string') return t
   if (!t || typeof t !== 'object') return ''
-  const o = t as Record<string, any>
+  const o = t as { name?: unknown; function?: { name?: unknown }; tool?: { name?: unknown } }
   return String(o.name ?? o.function?.name ?? o.tool?.name ?? '')
 }
 

@@ -77,12 +77,12 @@ function webItems(result: unknown): Array<{ url: string; text: string }> | null 
   const list = Array.isArray(result)
     ? result
     : result && typeof result === 'object'
-      ? ['results', 'items', 'organic', 'organic_results', 'documents', 'sources'].map((k) => (result as any)[k]).find(Array.isArray)
+      ? ['results', 'items', 'organic', 'organic_results', 'documents', 'sources'].map((k) => (result as Record<string, unknown>)[k]).find(Array.isArray)
       : undefined
   if (!Array.isArray(list) || !list.length) return null
   const items = list
-    .filter((i: any) => i && typeof i === 'object' && typeof (i.url ?? i.link ?? i.href) === 'string')
-    .map((i: any) => ({ url: String(i.url ?? i.link ?? i.href), text: leaves({ ...i, url: undefined, link: undefined, href: undefined }).join('. ') }))
+    .filter((i): i is Record<string, unknown> => i && typeof i === 'object' && typeof (i.url ?? i.link ?? i.href) === 'string')
+    .map((i) => ({ url: String(i.url ?? i.link ?? i.href), text: leaves({ ...i, url: undefined, link: undefined, href: undefined }).join('. ') }))
   return items.length ? items : null
 }
 

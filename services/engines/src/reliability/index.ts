@@ -10,10 +10,6 @@ import { splitClaims } from './claims.js'
 import { evidenceOf, finalOutput } from './evidence.js'
 import { judgeClaim } from './support.js'
 
-export { splitClaims } from './claims.js'
-export { evidenceOf, finalOutput, type Evidence } from './evidence.js'
-export { judgeClaim } from './support.js'
-
 /** A contradiction is worse than a gap: the answer states something the evidence denies. */
 export const CONTRADICTION_WEIGHT = 2
 

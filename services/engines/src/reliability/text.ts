@@ -185,7 +185,7 @@ export function joinAnalyses(a: Analysis, b: Analysis): Analysis {
 export function sentences(text: string): string[] {
   const out: string[] = []
   for (const line of text.split(/\n+/)) {
-    const parts = line.split(/(?<=[.!?])\s+(?=["'(\[]?[A-Z0-9$€£])/)
+    const parts = line.split(/(?<=[.!?])\s+(?=["'([]?[A-Z0-9$€£])/)
     for (const p of parts) {
       const prev = out.length ? out[out.length - 1]! : ''
       // "e.g. Foo", "Dr. Smith": the split was an abbreviation, not a sentence end.

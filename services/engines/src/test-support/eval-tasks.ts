@@ -100,7 +100,10 @@ export function evaluateFindings(fixtures: Fixture[], prices: PriceTable = loadP
     const want = new Set(f.labels.findings!.map((x) => `${x.kind} ${x.span_id}`))
     labelled += want.size
     predicted += got.length
-    for (const g of got) (want.has(g) ? tp++ : fps.push(`${f.file}: ${g}`))
+    for (const g of got) {
+      if (want.has(g)) tp++
+      else fps.push(`${f.file}: ${g}`)
+    }
     for (const w of want) if (!got.includes(w)) misses.push(`${f.file}: ${w}`)
   }
   return { fixtures: scored.length, labelled, predicted, true_positives: tp, precision: ratio(tp, predicted), recall: ratio(tp, labelled), misses, false_positives: fps }

@@ -5,6 +5,7 @@
  * model, the key, the messages, the response_format. Never reaches the internet.
  */
 import { startLoopback, type LoopbackRequest } from './loopback.js'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 export { refusedPort } from './loopback.js'
 
@@ -25,7 +26,7 @@ export type FakeAnswer = (
   | { drop: true }
 ) & { delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } }
 
-export type FakeHandler = (body: any, req: FakeRequest) => FakeAnswer | Promise<FakeAnswer>
+export type FakeHandler = (body: TestJson, req: FakeRequest) => FakeAnswer | Promise<FakeAnswer>
 
 export interface FakeOpenAi {
   /** Base URL including /v1, as an api_base would be stored. */
@@ -44,7 +45,7 @@ export interface FakeOpenAi {
 const approxTokens = (s: string) => Math.max(1, Math.ceil(s.length / 4))
 
 /** The JSON schema (if any) the request asked the answer to follow. */
-export function requestedSchema(body: any): unknown {
+export function requestedSchema(body: TestJson): unknown {
   return body?.response_format?.json_schema?.schema ?? null
 }
 
@@ -106,7 +107,7 @@ export async function startFakeOpenAi(handler?: FakeHandler): Promise<FakeOpenAi
     promptText(i = requests.length - 1) {
       const msgs = requests[i]?.body?.messages
       if (!Array.isArray(msgs)) return ''
-      return msgs.map((m: any) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n')
+      return msgs.map((m: TestJson) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n')
     },
     close: () => server.close(),
   }

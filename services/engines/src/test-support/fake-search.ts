@@ -5,11 +5,12 @@
  */
 import type { SearchResult } from '../crosscheck/search.js'
 import { startLoopback, type LoopbackRequest } from './loopback.js'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 export type FakeSearchRequest = LoopbackRequest
 
 export type FakeSearchAnswer = ({ results: SearchResult[] } | { status: number; message?: string }) & { delayMs?: number }
-export type FakeSearchHandler = (query: string, body: any) => FakeSearchAnswer | Promise<FakeSearchAnswer>
+export type FakeSearchHandler = (query: string, body: TestJson) => FakeSearchAnswer | Promise<FakeSearchAnswer>
 
 export interface FakeSearch {
   /** Base URL as the search configuration would hold it (the client appends /search). */

@@ -6,13 +6,14 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import type { TestJson } from '@svc/shared/test-support/json'
 
 export interface LoopbackRequest {
   method: string
   path: string
   headers: Record<string, string | undefined>
   /** Parsed JSON body (null when it did not parse). */
-  body: any
+  body: TestJson
 }
 
 export interface Loopback {
@@ -47,7 +48,7 @@ export async function startLoopback(handle: (req: LoopbackRequest, raw: Incoming
   async function onRequest(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = []
     for await (const c of req) chunks.push(c as Buffer)
-    let body: any = null
+    let body: TestJson = null
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
     } catch {

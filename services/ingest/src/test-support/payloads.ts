@@ -119,39 +119,6 @@ export function collectorPayload() {
   }
 }
 
-/** One OTLP/JSON request of `n` LLM spans in one trace, for throughput measurements. */
-export function manySpansPayload(n: number) {
-  const spans = Array.from({ length: n }, (_, i) => ({
-    traceId: TRACE_ID,
-    spanId: (i + 1).toString(16).padStart(16, '0'),
-    parentSpanId: i === 0 ? undefined : ROOT_ID,
-    name: `chat gpt-4o #${i}`,
-    kind: 3,
-    startTimeUnixNano: String(1718000000000000000n + BigInt(i) * 1_000_000n),
-    endTimeUnixNano: String(1718000000500000000n + BigInt(i) * 1_000_000n),
-    attributes: [
-      { key: 'gen_ai.system', value: { stringValue: 'openai' } },
-      { key: 'gen_ai.request.model', value: { stringValue: 'gpt-4o' } },
-      { key: 'gen_ai.usage.input_tokens', value: { intValue: 1200 + i } },
-      { key: 'gen_ai.usage.output_tokens', value: { intValue: 150 } },
-      { key: 'gen_ai.request.temperature', value: { doubleValue: 0.7 } },
-      { key: 'svc.end_user', value: { stringValue: 'user-42' } },
-      { key: 'gen_ai.prompt', value: { stringValue: 'Summarize the following support ticket in two sentences. '.repeat(4) } },
-    ],
-    events: [],
-    status: { code: 0 },
-    links: [],
-  }))
-  return {
-    resourceSpans: [
-      {
-        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'support-agent' } }, { key: 'telemetry.sdk.language', value: { stringValue: 'nodejs' } }] },
-        scopeSpans: [{ scope: { name: 'agent-tracer', version: '1.0.0' }, spans }],
-      },
-    ],
-  }
-}
-
 /** The spec's flat span form. */
 export function flatPayload() {
   return [

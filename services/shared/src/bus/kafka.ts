@@ -252,10 +252,10 @@ class KafkaSubscription implements Subscription {
     this.ephemeral = opts.ephemeral === true
     this.groupId = this.ephemeral ? `${opts.group}.ephemeral.${randomUUID()}` : opts.group
     this.log = log.child({ group: this.groupId })
-    const self = this
+    const isClosing = () => this.closing
     this.ctx = {
       get closing() {
-        return self.closing
+        return isClosing()
       },
     }
     this.ready = new Promise<void>((resolve, reject) => {
@@ -351,7 +351,7 @@ class KafkaSubscription implements Subscription {
 
   /** Runs onBatch, heartbeating meanwhile so a slow handler doesn't cost us the group membership. */
   private async runHandler(records: ConsumedRecord[], heartbeat: () => Promise<void>): Promise<boolean> {
-    const timer = setInterval(() => heartbeat().catch(() => {}), 1000)
+    const timer = setInterval(() => void heartbeat().catch(() => {}), 1000)
     try {
       await this.opts.onBatch(records, this.ctx)
       return true

@@ -28,7 +28,8 @@ const parse = (s: string | undefined): unknown => {
 }
 
 /** A message part's text; a tool call's response counts, so tool results fed back to the model stay visible. */
-function partText(p: any): string {
+function partText(part: unknown): string {
+  const p = part as { content?: unknown; text?: unknown; type?: unknown; response?: unknown } | null | undefined
   if (typeof p?.content === 'string') return p.content
   if (typeof p?.text === 'string') return p.text
   if (p?.type === 'tool_call_response' && p.response !== undefined) return typeof p.response === 'string' ? p.response : JSON.stringify(p.response)
@@ -40,7 +41,8 @@ function messagesText(v: unknown): string {
   if (typeof v === 'string') return v
   if (!Array.isArray(v)) return ''
   return v
-    .map((m: any) => {
+    .map((message: unknown) => {
+      const m = message as { role?: unknown; parts?: unknown; content?: unknown } | null | undefined
       const role = typeof m?.role === 'string' ? m.role : ''
       const text = Array.isArray(m?.parts)
         ? m.parts.map(partText).filter(Boolean).join('\n')
@@ -69,12 +71,15 @@ function numbered(attrs: Record<string, string>, prefix: string, suffix: string,
 function documents(attrs: Record<string, string>): RetrievedDocument[] {
   const otel = parse(attrs['gen_ai.retrieval.documents'])
   if (Array.isArray(otel))
-    return otel.map((d: any, i) => ({
-      id: String(d?.id ?? d?.document_id ?? i),
-      url: String(d?.url ?? d?.source ?? d?.metadata?.url ?? ''),
-      content: String(d?.content ?? d?.text ?? ''),
-      score: typeof d?.score === 'number' ? d.score : null,
-    }))
+    return otel.map((doc: unknown, i) => {
+      const d = doc as { id?: unknown; document_id?: unknown; url?: unknown; source?: unknown; metadata?: { url?: unknown }; content?: unknown; text?: unknown; score?: unknown } | null | undefined
+      return {
+        id: String(d?.id ?? d?.document_id ?? i),
+        url: String(d?.url ?? d?.source ?? d?.metadata?.url ?? ''),
+        content: String(d?.content ?? d?.text ?? ''),
+        score: typeof d?.score === 'number' ? d.score : null,
+      }
+    })
   const byIndex = new Map<number, RetrievedDocument>()
   for (const [k, v] of Object.entries(attrs)) {
     const m = /^retrieval\.documents\.(\d+)\.document\.(id|content|score|metadata)$/.exec(k)
@@ -84,7 +89,7 @@ function documents(attrs: Record<string, string>): RetrievedDocument[] {
     else if (m[2] === 'content') d.content = v
     else if (m[2] === 'score') d.score = Number.isFinite(Number(v)) ? Number(v) : null
     else {
-      const meta = parse(v) as any
+      const meta = parse(v) as { url?: unknown; source?: unknown } | null | undefined
       d.url = String(meta?.url ?? meta?.source ?? '')
     }
     byIndex.set(Number(m[1]), d)

@@ -1,5 +1,4 @@
 import { serve, type ServerType } from '@hono/node-server'
-import type { Hono } from 'hono'
 import type { Logger } from 'pino'
 
 export interface RunningServer {
@@ -8,7 +7,7 @@ export interface RunningServer {
 }
 
 /** Listens, and resolves with the bound port (0 picks a free one, which tests use). */
-export function listen(app: Hono<any>, opts: { host: string; port: number; log: Logger; name: string }): Promise<RunningServer> {
+export function listen(app: Pick<Parameters<typeof serve>[0], 'fetch'>, opts: { host: string; port: number; log: Logger; name: string }): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     let server: ServerType
     try {

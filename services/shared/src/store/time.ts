@@ -30,10 +30,6 @@ export function nsToIso(ns: string | bigint): string {
   return new Date(Number(ms)).toISOString()
 }
 
-export function msToIso(ms: number): string {
-  return new Date(ms).toISOString()
-}
-
 /** Nanoseconds between two instants as (fractional) milliseconds. */
 export function nsDiffToMs(startNs: string | bigint, endNs: string | bigint): number {
   const d = BigInt(endNs) - BigInt(startNs)

@@ -1,6 +1,6 @@
 import { mkdir, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
-import { decodeFrame, encodeFrame, FRAME_HEADER_BYTES, type FramedRecord } from './framing.js'
+import { decodeFrame, encodeFrame, type FramedRecord } from './framing.js'
 
 /**
  * One partition of one topic: an append-only sequence of segment files named by
