@@ -10,8 +10,9 @@
  * document's row says so in `error`), so one outage cannot stall the topic.
  */
 import { alignmentDocumentV1, type AlignmentDocumentRecord } from '@svc/shared/bus/records'
+import { isStorableUuid, runConsumer, type ConsumerSpec, type Rejection } from '@svc/shared/bus/run-consumer'
 import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
-import type { Bus, ConsumedRecord, Subscription } from '@svc/shared/bus/types'
+import type { Bus, Subscription } from '@svc/shared/bus/types'
 import type { Logger } from '@svc/shared/log'
 import { deleteChunks, docState, insertChunks, writeDocState } from '@svc/shared/store/queries/alignment'
 import type { Store } from '@svc/shared/store/types'
@@ -77,21 +78,25 @@ export async function embedDocument(deps: DocumentWorkerDeps, doc: AlignmentDocu
   log.info({ workspace_id: doc.workspace_id, doc_id: doc.doc_id, chunks: chunks.length, model: embedder.model }, 'alignment document embedded')
 }
 
-export function documentBatchHandler(deps: DocumentWorkerDeps) {
-  return async (records: ConsumedRecord[]): Promise<void> => {
-    for (const r of records) {
-      let doc: AlignmentDocumentRecord
-      try {
-        doc = alignmentDocumentV1.decode(r.value)
-      } catch (err) {
-        deps.log.error({ err, topic: r.topic, partition: r.partition, offset: r.offset }, 'undecodable alignment document dropped')
-        continue
+/** The document worker as a consumer (group alignment-documents), run by runConsumer. */
+export function documentConsumer(deps: DocumentWorkerDeps): ConsumerSpec<AlignmentDocumentRecord> {
+  return {
+    group: GROUPS.alignmentDocuments,
+    topics: { [TOPICS.alignmentDocuments]: alignmentDocumentV1 },
+    maxBatchRecords: 20,
+    log: deps.log,
+    async handle(batch) {
+      const rejected: Rejection[] = []
+      for (const { value: doc, record } of batch) {
+        // The document tables key by a UUID workspace: any other id fails every statement about it.
+        if (!isStorableUuid(doc.workspace_id) || !doc.doc_id) rejected.push({ record, reason: `not a storable document: workspace_id ${JSON.stringify(doc.workspace_id.slice(0, 64))}, doc_id ${JSON.stringify(doc.doc_id.slice(0, 64))}`, workspaceId: doc.workspace_id, orgId: doc.org_id })
+        else await embedDocument(deps, doc)
       }
-      await embedDocument(deps, doc)
-    }
+      return rejected
+    },
   }
 }
 
 export function startDocumentWorker(deps: DocumentWorkerDeps): Promise<Subscription> {
-  return deps.bus.subscribe({ group: GROUPS.alignmentDocuments, topics: [TOPICS.alignmentDocuments], fromBeginning: true, maxBatchRecords: 20, onBatch: documentBatchHandler(deps) })
+  return runConsumer(deps.bus, documentConsumer(deps))
 }
