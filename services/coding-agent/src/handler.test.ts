@@ -8,9 +8,11 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { codingAgentEventV1, codingAgentMetricV1 } from '@svc/shared/bus/records'
-import { TOPICS } from '@svc/shared/bus/topics'
-import type { ConsumedRecord } from '@svc/shared/bus/types'
+import { createEmbeddedBus } from '@svc/shared/bus/embedded/index'
+import { codingAgentEventV1, codingAgentMetricV1, deadLetterV1, type CodingAgentEventRecord } from '@svc/shared/bus/records'
+import { consumerBatchHandler, runConsumer } from '@svc/shared/bus/run-consumer'
+import { dlqTopic, GROUPS, TOPICS } from '@svc/shared/bus/topics'
+import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
 import { loadConfig } from '@svc/shared/config'
 import { createLogger } from '@svc/shared/log'
 import { createStore } from '@svc/shared/store/index'
@@ -20,7 +22,10 @@ import type { Store } from '@svc/shared/store/types'
 import { decodeActivityRequest, decodeLogsRequest } from '../../ingest/src/otlp/logs.js'
 import { decodeMetricsRequest } from '../../ingest/src/otlp/metrics.js'
 import { EXPECTED_COMMITS, expectedTopFiles, expectedUsage, replayRequests, T0_MS } from '../../../tests/fixtures/coding-agent/replay.js'
-import { codingAgentBatchHandler } from './handler.js'
+import { codingAgentConsumer } from './handler.js'
+
+/** One batch as the consumer runner hands it over (no poison in these: nothing is dead-lettered). */
+const codingAgentBatchHandler = (store: Store, log: typeof quiet) => consumerBatchHandler({} as Bus, codingAgentConsumer(store, log))
 
 const quiet = createLogger({ level: 'silent' })
 const tenant = { org_id: 'org-1', workspace_id: 'ws-1' }
@@ -84,5 +89,43 @@ describe('coding-agent consumer over embedded ClickHouse', () => {
     const retry = requests.findIndex((r) => r.fixture === 'claude-code-cumulative-metrics.json#1')
     await codingAgentBatchHandler(store, quiet)(batches()[retry]!)
     await checkAll()
+  })
+
+  it('dead-letters a record it cannot read or map, lands the records around it and commits', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'coding-agent-bus-'))
+    const bus = await createEmbeddedBus({ dir })
+    try {
+      const topics = [TOPICS.codingAgentMetrics, TOPICS.codingAgentEvents]
+      await bus.ensureTopics([...topics, ...topics.map(dlqTopic)].map((name) => ({ name, partitions: 1 })))
+      const event = (name: string, attributes: Record<string, string>): CodingAgentEventRecord => ({
+        org_id: 'org-1', workspace_id: 'ws-poison', source: 'activity', event_name: name, time_unix_nano: BigInt(now) * 1_000_000n,
+        severity_text: '', body: '', service_name: 'aider', attributes, received_at_ms: now,
+      })
+      const key = 'ws-poison:s1'
+      await bus.produce(TOPICS.codingAgentEvents, [
+        { key, value: codingAgentEventV1.encode(event('activity.commit', { commit_sha: 'abc12345', files: '[]', 'user.email': 'e@x', 'session.id': 's1', agent: 'aider' })) },
+        // files is not JSON: mapping throws on every delivery.
+        { key, value: codingAgentEventV1.encode(event('activity.commit', { commit_sha: 'bad00001', files: '{oops', 'session.id': 's1' })) },
+        { key, value: codingAgentEventV1.encode(event('activity.commit', { commit_sha: 'def67890', files: '[]', 'user.email': 'e@x', 'session.id': 's1', agent: 'aider' })) },
+      ])
+      await bus.produce(TOPICS.codingAgentMetrics, [{ key, value: Buffer.from('not a metric point') }])
+      const sub = await runConsumer(bus, codingAgentConsumer(store, quiet))
+      const committed = async () => Promise.all(topics.map(async (t) => (await bus.committedOffsets(GROUPS.codingAgent, t)).get(0)))
+      for (let i = 0; i < 4000 && (await committed()).join() !== '1,3'; i++) await new Promise((r) => setTimeout(r, 5))
+      expect(await committed()).toEqual(['1', '3'])
+      await sub.close()
+
+      expect((await recentCommits(store, 'ws-poison', 10)).map((c) => c.commit_id).sort()).toEqual(['abc12345', 'def67890'])
+      const dead: Array<{ topic: string; d: ReturnType<typeof deadLetterV1.decode> }> = []
+      const read = await bus.subscribe({ group: 'read', topics: topics.map(dlqTopic), ephemeral: true, onBatch: async (rs) => void dead.push(...rs.map((r) => ({ topic: r.topic, d: deadLetterV1.decode(r.value) }))) })
+      while (dead.length < 2) await new Promise((r) => setTimeout(r, 5))
+      await read.close()
+      const byTopic = Object.fromEntries(dead.map(({ topic, d }) => [topic, d]))
+      expect(byTopic[dlqTopic(TOPICS.codingAgentMetrics)]).toMatchObject({ workspace_id: 'ws-poison', original_offset: 0, source: GROUPS.codingAgent })
+      expect(byTopic[dlqTopic(TOPICS.codingAgentEvents)]).toMatchObject({ workspace_id: 'ws-poison', org_id: 'org-1', original_offset: 1 })
+      expect(byTopic[dlqTopic(TOPICS.codingAgentEvents)]!.reason).toMatch(/^unmappable coding-agent record/)
+    } finally {
+      await bus.close()
+    }
   })
 })

@@ -8,45 +8,61 @@
  * A series is on one partition (keyed by session), consumed in order, and each
  * batch is stored before the next is read, so the previous point is always there.
  */
-import { codingAgentEventV1, codingAgentMetricV1, type CodingAgentMetricRecord } from '@svc/shared/bus/records'
-import { TOPICS } from '@svc/shared/bus/topics'
-import type { ConsumedRecord } from '@svc/shared/bus/types'
+import { codingAgentEventV1, codingAgentMetricV1, type CodingAgentEventRecord, type CodingAgentMetricRecord } from '@svc/shared/bus/records'
+import type { ConsumerSpec, Delivered, Rejection } from '@svc/shared/bus/run-consumer'
+import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
 import type { Logger } from '@svc/shared/log'
 import { insertCodingAgentRows, previousPoints } from '@svc/shared/store/queries/coding-agent'
 import type { Store } from '@svc/shared/store/types'
 import { firstTimes, mapEvent, metricPoint, withDeltas, type CommitRow, type EventRow, type FileEditRow, type MetricRow } from './map.js'
 
-export function codingAgentBatchHandler(store: Store, log: Logger) {
-  return async (records: ConsumedRecord[]): Promise<void> => {
-    const points: CodingAgentMetricRecord[] = []
-    const events: EventRow[] = []
-    const commits: CommitRow[] = []
-    const edits: FileEditRow[] = []
-    for (const r of records) {
-      try {
-        if (r.topic.endsWith(TOPICS.codingAgentMetrics)) points.push(codingAgentMetricV1.decode(r.value))
-        else {
-          const m = mapEvent(codingAgentEventV1.decode(r.value))
-          events.push(m.event)
-          commits.push(...m.commits)
-          edits.push(...m.edits)
-        }
-      } catch (err) {
-        log.error({ err, topic: r.topic, partition: r.partition, offset: r.offset }, 'undecodable coding-agent record dropped')
-      }
-    }
-    const metrics: MetricRow[] = []
-    const byWorkspace = new Map<string, Array<{ row: MetricRow; monotonic: boolean }>>()
-    for (const p of points) {
-      const entry = { row: metricPoint(p), monotonic: p.is_monotonic }
-      const list = byWorkspace.get(p.workspace_id)
-      if (list) list.push(entry)
-      else byWorkspace.set(p.workspace_id, [entry])
-    }
-    for (const [ws, list] of byWorkspace) {
-      const stored = await previousPoints(store, ws, firstTimes(list.filter((p) => p.row.temporality === 'cumulative').map((p) => p.row)))
-      metrics.push(...withDeltas(list, stored))
-    }
-    await insertCodingAgentRows(store, { metrics: metrics as never, events: events as never, commits: commits as never, edits: edits as never })
+type CodingAgentRecord = CodingAgentMetricRecord | CodingAgentEventRecord
+
+/** The coding-agent consumer (group coding-agent over both topics), run by runConsumer. */
+export function codingAgentConsumer(store: Store, log: Logger): ConsumerSpec<CodingAgentRecord> {
+  return {
+    group: GROUPS.codingAgent,
+    topics: { [TOPICS.codingAgentMetrics]: codingAgentMetricV1, [TOPICS.codingAgentEvents]: codingAgentEventV1 },
+    // Large batches: each costs one previous-point lookup and four inserts whatever its size.
+    maxBatchRecords: 20_000,
+    log,
+    handle: (batch) => landCodingAgentRecords(store, batch),
   }
+}
+
+async function landCodingAgentRecords(store: Store, batch: Array<Delivered<CodingAgentRecord>>): Promise<Rejection[]> {
+  const rejected: Rejection[] = []
+  const points: Array<{ row: MetricRow; monotonic: boolean }> = []
+  const events: EventRow[] = []
+  const commits: CommitRow[] = []
+  const edits: FileEditRow[] = []
+  for (const { value, record } of batch) {
+    // Mapping is pure: what throws here throws on every delivery, so it is the record's fault.
+    try {
+      if (record.topic === TOPICS.codingAgentMetrics) {
+        const p = value as CodingAgentMetricRecord
+        points.push({ row: metricPoint(p), monotonic: p.is_monotonic })
+      } else {
+        const m = mapEvent(value as CodingAgentEventRecord)
+        events.push(m.event)
+        commits.push(...m.commits)
+        edits.push(...m.edits)
+      }
+    } catch (err) {
+      rejected.push({ record, reason: `unmappable coding-agent record: ${err instanceof Error ? err.message : String(err)}`, workspaceId: value.workspace_id, orgId: value.org_id })
+    }
+  }
+  const metrics: MetricRow[] = []
+  const byWorkspace = new Map<string, typeof points>()
+  for (const p of points) {
+    const list = byWorkspace.get(p.row.workspace_id)
+    if (list) list.push(p)
+    else byWorkspace.set(p.row.workspace_id, [p])
+  }
+  for (const [ws, list] of byWorkspace) {
+    const stored = await previousPoints(store, ws, firstTimes(list.filter((p) => p.row.temporality === 'cumulative').map((p) => p.row)))
+    metrics.push(...withDeltas(list, stored))
+  }
+  await insertCodingAgentRows(store, { metrics: metrics as never, events: events as never, commits: commits as never, edits: edits as never })
+  return rejected
 }
