@@ -257,5 +257,34 @@ export function enginesSuite(mode: BusMode) {
       }
       expect((await api(`${ORG_PATH}/llm-credentials`, { method: 'DELETE' })).status).toBe(204)
     })
+
+    it("the stored key cannot be pointed at another address without entering it again: 422, and the engines never send it there", async () => {
+      const secret = 'sk-e2e-bound-to-A-5150'
+      const elsewhere = await startFakeOpenAi(() => ({ status: 500, message: 'should never be called' }))
+      try {
+        fake.setHandler((body) => {
+          const user = String(body.messages?.find((m: { role?: string }) => m.role === 'user')?.content ?? '')
+          if (user.includes('<evidence>')) return { object: { claims: [{ claim: 'A claim.', verdict: 'supported', confidence: 0.9, evidence: 1 }] } }
+          return { object: { sub_tasks: [{ text: 'a part', resolved: true, spans: [1] }] } }
+        })
+        const put = (body: Record<string, unknown>) => api(`${ORG_PATH}/llm-credentials`, { method: 'PUT', body: JSON.stringify(body) })
+        expect((await put({ provider: 'openai', model_id: 'gpt-4o-mini', api_key: secret, api_base: fake.url })).status).toBe(200)
+        // A dev moving the endpoint, or the provider, while keeping the key: refused, nothing changes.
+        expect((await put({ provider: 'openai', model_id: 'gpt-4o-mini', api_base: elsewhere.url })).status).toBe(422)
+        expect((await put({ provider: 'openai-compatible', model_id: 'gpt-4o-mini', api_base: fake.url })).status).toBe(422)
+        expect(await getJson(`${ORG_PATH}/llm-credentials`)).toMatchObject({ provider: 'openai', api_base: fake.url, api_key_last4: '5150' })
+
+        const before = fake.requests.length
+        const traceId = await send(byName('rag-', () => true))
+        expect((await computed(traceId, 'content-reliability')).analysis_mode).toBe('llm')
+        const calls = fake.requests.slice(before).filter((r) => r.path.endsWith('/chat/completions'))
+        expect(calls.length).toBeGreaterThan(0)
+        for (const c of calls) expect(c.headers.authorization).toBe(`Bearer ${secret}`)
+        expect(elsewhere.requests).toEqual([])
+      } finally {
+        await elsewhere.close()
+        await api(`${ORG_PATH}/llm-credentials`, { method: 'DELETE' })
+      }
+    })
   })
 }

@@ -35,6 +35,8 @@ export async function startTestStack(mode: BusMode, extraEnv: Record<string, str
     SVC_INIT_USER_PASSWORD: TEST_PASSWORD,
     SVC_TRACE_QUIET_MS: '500',
     SVC_QUIET_BOOTSTRAP: 'true',
+    // The tests' model and search servers listen on loopback, which the egress guard refuses by default.
+    SVC_EGRESS_ALLOW_PRIVATE: 'true',
   }
   if (mode === 'kafka') {
     env.KAFKA_BROKERS = inject('kafkaBrokers')

@@ -19,7 +19,7 @@ import { startDocumentWorker } from './alignment/documents.js'
 import type { AlignmentPolicy } from './alignment/index.js'
 import { orgEmbedders } from './alignment/provider-embedder.js'
 import { policySearch } from './alignment/search.js'
-import { orgClients } from './runtime/org-clients.js'
+import { egressFor, orgClients } from './runtime/org-clients.js'
 import { ENGINE_DEFINITIONS } from './registry.js'
 import { resultSinkConsumer } from './runtime/result-sink.js'
 import { workspacePriors } from './runtime/priors.js'
@@ -65,8 +65,9 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
 
   const prices = loadPriceTable(config.SVC_PRICE_TABLE_FILE)
   const master = await masterKeyFor(config, deps.cache, log)
-  const clients = orgClients({ state: control.state, master, config, log })
-  const embedderOf = orgEmbedders({ state: control.state, master })
+  const egress = egressFor(config, log)
+  const clients = orgClients({ state: control.state, master, config, log, fetch: egress })
+  const embedderOf = orgEmbedders({ state: control.state, master, fetch: egress })
   const priors = workspacePriors(store)
   const background = deps.hotPathBusy ? { busy: deps.hotPathBusy, lane: oneAtATime() } : undefined
   const contextFor = async (orgId: string, workspaceId: string) => ({

@@ -58,8 +58,11 @@ export function providerEmbedder(spec: ModelSpec, fetchImpl?: typeof fetch): Emb
   }
 }
 
-/** Each organization's embedder: its provider's model with a credential that has one, else the local embedding. */
-export function orgEmbedders(deps: { state: ControlState; master: MasterKey }) {
+/**
+ * Each organization's embedder: its provider's model with a credential that has
+ * one, else the local embedding. `fetch` is the egress-guarded one (runtime/org-clients.ts egressFor).
+ */
+export function orgEmbedders(deps: { state: ControlState; master: MasterKey; fetch?: typeof fetch }) {
   const cache = new Map<string, { version: number; embedder: Embedder }>()
   return (orgId: string): Embedder => {
     const c = deps.state.credentialsOf(orgId).llm
@@ -73,7 +76,7 @@ export function orgEmbedders(deps: { state: ControlState; master: MasterKey }) {
       api_base: c.api_base,
       provider_config: c.provider_config,
     }
-    const embedder = providerEmbedder(spec) ?? localEmbedder
+    const embedder = providerEmbedder(spec, deps.fetch) ?? localEmbedder
     cache.set(orgId, { version: c.updated_at_ms, embedder })
     return embedder
   }

@@ -61,7 +61,9 @@ export function createHttpSearchClient(opts: HttpSearchOptions): SearchClient {
           signal: abort,
         })
       } catch (e) {
-        const why = deadline.aborted ? `no answer within ${timeoutMs} ms` : (e as Error).message
+        // fetch says only "fetch failed"; the reason (refused egress, DNS, connection) is its cause.
+        const cause = (e as Error).cause
+        const why = deadline.aborted ? `no answer within ${timeoutMs} ms` : cause instanceof Error ? cause.message : (e as Error).message
         throw new SearchError(`search service unreachable: ${why}`, null, { cause: e })
       }
       if (!res.ok) {

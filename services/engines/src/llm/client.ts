@@ -36,8 +36,12 @@ export interface LlmClientOptions {
   onUsage?(u: LlmUsage): void
   /** SDK-level retries per call; default 0. */
   maxRetries?: number
-  /** For tests and proxies. */
-  fetch?: typeof fetch
+  /**
+   * How the organization's model (primary) is reached: the egress-guarded fetch
+   * (shared/net/egress.ts), the global fetch when unset. The platform fallback is
+   * the operator's own choice of address and always uses the global fetch.
+   */
+  primaryFetch?: typeof fetch
 }
 
 export interface LlmRequest {
@@ -150,7 +154,7 @@ export function createLlmClient(opts: LlmClientOptions): LlmClient {
     const label = modelLabel(spec)
     let model
     try {
-      model = languageModel(spec, opts.fetch)
+      model = languageModel(spec, fallback ? undefined : opts.primaryFetch)
     } catch (e) {
       throw new LlmError(`${label}: ${(e as Error).message}`, 'config', label, null, { cause: e })
     }
