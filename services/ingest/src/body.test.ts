@@ -3,7 +3,7 @@ import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
 import { jsonErrorHandler } from '@svc/shared/http/errors'
 import { createLogger } from '@svc/shared/log'
-import { checkContentType, decompress, readCapped, readJsonBody } from './body.js'
+import { checkContentType, readBodyBytes, readJsonBody } from './body.js'
 
 const MAX = 1024
 
@@ -90,8 +90,49 @@ describe('readJsonBody', () => {
   })
 })
 
+describe('charging the in-flight budget while reading', () => {
+  /** A chunked body (no content-length) that counts what the reader pulled from it. */
+  function counted(chunks: Uint8Array[]) {
+    let pulled = 0
+    let i = 0
+    const stream = new ReadableStream<Uint8Array>({ pull: (ctl) => (i < chunks.length ? ((pulled += chunks[i]!.byteLength), ctl.enqueue(chunks[i++]!)) : ctl.close()) }, { highWaterMark: 0 })
+    return { stream, pulled: () => pulled }
+  }
+  const refuseAbove = (limit: number, seen: number[]) => (bytes: number) => {
+    seen.push(bytes)
+    if (bytes > limit) throw new Error('over budget')
+  }
+
+  it('charges a chunked body as it arrives and stops reading when the charge is refused', async () => {
+    const seen: number[] = []
+    const body = counted(Array.from({ length: 100 }, () => new Uint8Array(512).fill(0x20)))
+    await expect(readBodyBytes(body.stream, 'identity', { maxBytes: 1024 * 1024, charge: refuseAbove(4096, seen) })).rejects.toThrow('over budget')
+    expect(seen.slice(0, 3)).toEqual([512, 1024, 1536])
+    expect(Math.max(...seen)).toBeLessThanOrEqual(4096 + 512)
+    expect(body.pulled()).toBeLessThanOrEqual(4096 + 2 * 512)
+  })
+
+  it('charges gzip output as it is produced: a bomb is refused long before it is inflated', async () => {
+    const seen: number[] = []
+    const bomb = gzipSync(Buffer.alloc(32 * 1024 * 1024, 0x20))
+    const before = process.memoryUsage().arrayBuffers
+    await expect(readBodyBytes(counted([bomb]).stream, 'gzip', { maxBytes: 64 * 1024 * 1024, charge: refuseAbove(256 * 1024, seen) })).rejects.toThrow('over budget')
+    expect(Math.max(...seen)).toBeLessThanOrEqual(256 * 1024 + 64 * 1024)
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 * 1024 * 1024)
+  })
+
+  it('readJsonBody passes the charge through and reports the decompressed size', async () => {
+    const seen: number[] = []
+    const a = new Hono()
+    a.post('/', async (c) => c.json(await readJsonBody(c, { maxBytes: MAX, charge: (n) => void seen.push(n) })))
+    const res = await a.request('/', { method: 'POST', body: gzipSync('{"ok":true}'), headers: { 'content-encoding': 'gzip' } })
+    expect(await res.json()).toEqual({ value: { ok: true }, bytes: 11 })
+    expect(seen.at(-1)).toBe(11)
+  })
+})
+
 describe('helpers', () => {
-  it('readCapped concatenates chunks up to the cap', async () => {
+  it('readBodyBytes concatenates chunks up to the cap', async () => {
     const s = new ReadableStream<Uint8Array>({
       start(ctl) {
         ctl.enqueue(Buffer.from('ab'))
@@ -99,14 +140,14 @@ describe('helpers', () => {
         ctl.close()
       },
     })
-    expect((await readCapped(s, 4)).toString()).toBe('abcd')
-    expect((await readCapped(null, 4)).length).toBe(0)
+    expect((await readBodyBytes(s, 'identity', { maxBytes: 4 })).toString()).toBe('abcd')
+    expect((await readBodyBytes(null, 'identity', { maxBytes: 4 })).length).toBe(0)
   })
 
-  it('decompress stops at maxOutputLength instead of inflating the whole bomb', async () => {
+  it('a gzip bomb stops at maxBytes of output instead of being inflated whole', async () => {
     const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024))
     const before = process.memoryUsage().arrayBuffers
-    await expect(decompress(bomb, 'gzip', 1024 * 1024)).rejects.toMatchObject({ status: 413 })
+    await expect(readBodyBytes(new Blob([bomb]).stream(), 'gzip', { maxBytes: 1024 * 1024 })).rejects.toMatchObject({ status: 413 })
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * 1024 * 1024)
   })
 })

@@ -1,15 +1,16 @@
 /**
- * Reads an ingest request body under a size limit that holds after decompression:
- * the raw stream is cut off at the limit, and gzip/deflate output is capped with
- * zlib's maxOutputLength, so neither a huge upload nor a gzip bomb is ever held in
- * memory beyond `maxBytes`.
+ * Reads an ingest request body under a size limit that holds after decompression.
+ * The body is read as it streams in (a chunked upload has no content-length to
+ * trust) and gzip/deflate are inflated as it arrives, so what is held grows one
+ * chunk at a time: past `maxBytes` (of the wire bytes or of the output) the read
+ * stops with 413, and every chunk is first charged to the caller (the in-flight
+ * budget), which can stop it too. Neither a huge upload nor a gzip bomb is ever
+ * held whole.
  */
-import { gunzip, inflate } from 'node:zlib'
+import { Readable, pipeline } from 'node:stream'
+import { createGunzip, createInflate } from 'node:zlib'
 import type { Context } from 'hono'
 import { badRequest, HttpError, payloadTooLarge } from '@svc/shared/http/errors'
-
-const unzip = (fn: typeof gunzip, buf: Buffer, maxOutputLength: number) =>
-  new Promise<Buffer>((resolve, reject) => fn(buf, { maxOutputLength }, (err, out) => (err ? reject(err) : resolve(out))))
 
 const bodyTooLarge = (maxBytes: number) => payloadTooLarge(`request body exceeds ${maxBytes} bytes (measured after decompression)`, maxBytes)
 
@@ -37,34 +38,57 @@ export function contentEncoding(header: string | undefined): Encoding {
   throw unsupportedMediaType(`content encoding ${enc} is not accepted; use gzip, deflate or none`)
 }
 
-/** Reads the stream into one buffer, refusing (413) as soon as it passes `maxBytes`. */
-export async function readCapped(stream: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Buffer> {
-  if (!stream) return Buffer.alloc(0)
-  const reader = stream.getReader()
-  const chunks: Uint8Array[] = []
-  let total = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {})
-      throw bodyTooLarge(maxBytes)
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks, total)
+export interface BodyLimits {
+  /** Most bytes on the wire, and most after decompression (413 past either). */
+  maxBytes: number
+  /** Called with the bytes held so far each time they grow; throws to stop the read (the in-flight budget's 503). */
+  charge?: (heldBytes: number) => void
 }
 
-export async function decompress(raw: Buffer, encoding: Encoding, maxBytes: number): Promise<Buffer> {
-  if (encoding === 'identity') return raw
+/** The request's chunks as they arrive, cut off (413) once they pass `maxBytes`; the stream is cancelled when the reading stops early. */
+async function* wireChunks(stream: ReadableStream<Uint8Array>, maxBytes: number): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader()
+  let total = 0
   try {
-    // maxOutputLength makes zlib stop (ERR_BUFFER_TOO_LARGE) once the output passes the cap.
-    return await unzip(encoding === 'gzip' ? gunzip : inflate, raw, maxBytes)
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw bodyTooLarge(maxBytes)
-    throw badRequest(`body is not valid ${encoding} data`)
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return
+      total += value.byteLength
+      if (total > maxBytes) throw bodyTooLarge(maxBytes)
+      yield value
+    }
+  } finally {
+    // Not awaited: a cancel can wait on the client's next chunk, and the bytes held must be released now.
+    reader.cancel().catch(() => {})
   }
+}
+
+const isZlibError = (err: unknown) => typeof (err as { code?: unknown }).code === 'string' && (err as { code: string }).code.startsWith('Z_')
+
+/** The body, decompressed, read chunk by chunk under `limits` (see the file comment). */
+export async function readBodyBytes(stream: ReadableStream<Uint8Array> | null, encoding: Encoding, limits: BodyLimits): Promise<Buffer> {
+  if (!stream) return Buffer.alloc(0)
+  const chunks: Buffer[] = []
+  let held = 0
+  const keep = (chunk: Uint8Array) => {
+    held += chunk.byteLength
+    if (held > limits.maxBytes) throw bodyTooLarge(limits.maxBytes)
+    limits.charge?.(held)
+    chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+  }
+  const wire = wireChunks(stream, limits.maxBytes)
+  if (encoding === 'identity') for await (const chunk of wire) keep(chunk)
+  else {
+    // highWaterMark 0: the inflater pulls one wire chunk at a time, so only the output is ever held.
+    const output = pipeline(Readable.from(wire, { objectMode: false, highWaterMark: 0 }), encoding === 'gzip' ? createGunzip() : createInflate(), () => {})
+    try {
+      for await (const chunk of output) keep(chunk as Buffer)
+    } catch (err) {
+      if (isZlibError(err)) throw badRequest(`body is not valid ${encoding} data`)
+      throw err
+    }
+  }
+  return Buffer.concat(chunks, held)
 }
 
 export interface ReadBody {
@@ -73,15 +97,14 @@ export interface ReadBody {
   bytes: number
 }
 
-/** Content type and encoding checks, capped read, decompression, JSON.parse (400 when invalid). */
-export async function readJsonBody(c: Context, opts: { maxBytes: number }): Promise<ReadBody> {
+/** Content type and encoding checks, capped and charged read with decompression, JSON.parse (400 when invalid). */
+export async function readJsonBody(c: Context, opts: BodyLimits): Promise<ReadBody> {
   checkContentType(c.req.header('content-type'))
   const encoding = contentEncoding(c.req.header('content-encoding'))
   const declared = Number(c.req.header('content-length'))
   // Refuse an announced oversized upload without reading it.
   if (Number.isFinite(declared) && declared > opts.maxBytes) throw bodyTooLarge(opts.maxBytes)
-  const raw = await readCapped(c.req.raw.body, opts.maxBytes)
-  const buf = await decompress(raw, encoding, opts.maxBytes)
+  const buf = await readBodyBytes(c.req.raw.body, encoding, opts)
   let value: unknown
   try {
     const text = buf.toString('utf8')

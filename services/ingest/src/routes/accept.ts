@@ -60,21 +60,28 @@ export function acceptHandler(deps: IngestRouteDeps, prepare: Preparer, source: 
   return async (c: Context) => {
     metrics.requests++
     const principal = apiKeyPrincipal(c)
-    // Charge the wire size before reading so a flood of uploads is refused up front;
-    // re-charged with the decompressed size once known.
+    // Charge the announced wire size before reading so a flood of uploads is refused up
+    // front; then the bytes held as they arrive (a chunked body announces nothing, and
+    // gzip output outgrows its wire size), and the decompressed size once read.
     const declared = Number(c.req.header('content-length'))
-    const reservation = budget.reserve(Number.isFinite(declared) && declared > 0 ? Math.min(declared, deps.maxBodyBytes) : 0)
+    const upFront = Number.isFinite(declared) && declared > 0 ? Math.min(declared, deps.maxBodyBytes) : 0
+    const reservation = budget.reserve(upFront)
     if (!reservation) {
       metrics.throttled_requests++
       throw unavailable(budget.isClosing ? 'ingest is shutting down; retry' : 'ingest is at capacity; retry shortly')
     }
+    const charge = (bytes: number) => {
+      if (reservation.resize(bytes)) return
+      // Released at once, not when the error has unwound: requests growing side by side
+      // would otherwise all be refused in the same round.
+      reservation.release()
+      metrics.throttled_requests++
+      throw unavailable('ingest is at capacity; retry shortly')
+    }
     let handedOff = false
     try {
-      const body = await readJsonBody(c, { maxBytes: deps.maxBodyBytes })
-      if (!reservation.resize(body.bytes)) {
-        metrics.throttled_requests++
-        throw unavailable('ingest is at capacity; retry shortly')
-      }
+      const body = await readJsonBody(c, { maxBytes: deps.maxBodyBytes, charge: (held) => charge(Math.max(held, upFront)) })
+      charge(body.bytes)
       const receivedAtMs = Date.now()
       const prepared = prepare(body.value, principal, receivedAtMs, deps)
       const deadLetters: OutgoingRecord[] = prepared.rejected.map((r) => ({ key: principal.workspace_id, value: deadLetterV1.encode(deadLetter(r, principal, source, receivedAtMs)) }))

@@ -101,6 +101,76 @@ describe('deep nesting (10,000 levels)', () => {
   })
 })
 
+describe('memory held by request bodies', () => {
+  const CHUNK = 16 * 1024
+  const BUDGET = 256 * 1024
+
+  /** A chunked body (no content-length) that stops after `pauseAt` bytes until released, counting what was pulled. */
+  function pausingBody(text: string, pauseAt: number) {
+    const buf = Buffer.from(text)
+    let off = 0
+    let pulled = 0
+    let onPause!: () => void
+    let release!: () => void
+    const paused = new Promise<void>((r) => (onPause = r))
+    const released = new Promise<void>((r) => (release = r))
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        async pull(ctl) {
+          if (off === pauseAt) {
+            onPause()
+            await released
+          }
+          if (off >= buf.length) return ctl.close()
+          const end = Math.min(off + CHUNK, off < pauseAt ? pauseAt : buf.length)
+          ctl.enqueue(buf.subarray(off, end))
+          pulled += end - off
+          off = end
+        },
+      },
+      { highWaterMark: 0 },
+    )
+    return { stream, paused, release, pulled: () => pulled }
+  }
+
+  it('concurrent chunked bodies beyond the in-flight budget: charged as they arrive, the excess answered 503, nothing accepted lost', async () => {
+    ingest = createIngestApp({
+      bus,
+      control: { state: testControlState() },
+      config: loadConfig({ SVC_INGEST_MAX_INFLIGHT_BYTES: String(BUDGET), SVC_INGEST_MAX_BODY_BYTES: String(4 * 1024 * 1024) }),
+      log: createLogger({ level: 'silent' }),
+    })
+    const bodies = Array.from({ length: 6 }, (_, i) => {
+      const text = `[${flatSpan(String(i + 1).repeat(16), `,"attributes":{"pad":"${'x'.repeat(150 * 1024)}"}`)}]`
+      return pausingBody(text, 6 * CHUNK)
+    })
+    const settled = new Set<number>()
+    const responses = bodies.map((b, i) =>
+      ingest.app.request('/v1/otlp/traces', { method: 'POST', body: b.stream, duplex: 'half', headers } as RequestInit).then((res) => (settled.add(i), res)),
+    )
+    // Every request has either read its first 96 KiB (and waits for the rest) or been answered.
+    await Promise.all(bodies.map((b, i) => Promise.race([b.paused, responses[i]])))
+    const holding = bodies.filter((_, i) => !settled.has(i))
+    expect(ingest.budget.inflightBytes).toBeLessThanOrEqual(BUDGET)
+    expect(holding.reduce((sum, b) => sum + b.pulled(), 0)).toBeLessThanOrEqual(BUDGET + holding.length * CHUNK)
+    expect(holding.length).toBeGreaterThan(0)
+    expect(holding.length).toBeLessThan(bodies.length)
+
+    for (const b of bodies) b.release()
+    const results = await Promise.all(responses)
+    const accepted = results.flatMap((r, i) => (r.status === 202 ? [String(i + 1).repeat(16)] : []))
+    for (const r of results) {
+      expect([202, 503]).toContain(r.status)
+      if (r.status === 503) expect(r.headers.get('retry-after')).toBe('1')
+    }
+    // Those still holding then grow past the budget together: at least one completes.
+    expect(accepted.length).toBeGreaterThan(0)
+    expect(accepted.length).toBeLessThanOrEqual(holding.length)
+    expect(bus.records(TOPICS.spansRaw).map((r) => spanV1.decode(r.value).span_id).sort()).toEqual(accepted.sort())
+    expect(ingest.budget.inflightBytes).toBe(0)
+  })
+})
+
 describe('/metrics cardinality', () => {
   it('1,000 requests to random paths add a handful of request-duration series, labelled by route pattern', async () => {
     const random = (i: number) => `${i.toString(36)}-${Math.random().toString(36).slice(2)}`
