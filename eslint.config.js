@@ -43,8 +43,9 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',
       '@typescript-eslint/only-throw-error': 'error',
-      // Rethrowing what a catch caught (typed unknown) is fine, as only-throw-error allows.
-      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
+      // Passing on what a catch caught (unknown) or an AbortSignal's reason (any) is fine,
+      // as only-throw-error allows by default.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true, allowThrowingAny: true }],
       // `return promise` inside try skips the catch and finally around it.
       '@typescript-eslint/return-await': ['error', 'error-handling-correctness-only'],
       // `_` marks a parameter an interface makes us take; `{ omitted, ...rest }` is how
