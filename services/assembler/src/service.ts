@@ -1,7 +1,7 @@
 import { oneAtATime } from '@svc/shared/concurrency'
 import type { Logger } from '@svc/shared/log'
-import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
-import type { Bus, ConsumedRecord, Subscription } from '@svc/shared/bus/types'
+import { runConsumer } from '@svc/shared/bus/run-consumer'
+import type { Bus, Subscription } from '@svc/shared/bus/types'
 import type { Cache } from '@svc/shared/cache/types'
 import type { Config } from '@svc/shared/config'
 import type { ControlState } from '@svc/shared/control/state'
@@ -16,10 +16,10 @@ import type { Store } from '@svc/shared/store/types'
 import { spanKey } from './assemble.js'
 import { emitCompletions } from './completion.js'
 import { budgetWatch } from './budget-watch.js'
-import { deadLetterBatchHandler } from './dead-letter-sink.js'
+import { deadLetterSinkConsumer } from './dead-letter-sink.js'
 import { fleetMonitorOnce } from './fleet-monitor.js'
 import { retentionSweeper } from './retention-sweeper.js'
-import { spanBatchHandler } from './span-consumer.js'
+import { spanConsumer } from './span-consumer.js'
 import { TraceTracker } from './trace-tracker.js'
 
 type RetentionSweeper = ReturnType<typeof retentionSweeper>
@@ -78,13 +78,13 @@ function hotPathLoad() {
     busyMs = 0
   }
   return {
-    observe<A extends unknown[]>(handler: (records: ConsumedRecord[], ...rest: A) => Promise<void>) {
-      return async (records: ConsumedRecord[], ...rest: A) => {
+    observe<A extends unknown[], R>(handler: (...args: A) => Promise<R>) {
+      return async (...args: A): Promise<R> => {
         const start = Date.now()
         roll(start)
         if (running++ === 0) runningSince = start
         try {
-          return await handler(records, ...rest)
+          return await handler(...args)
         } finally {
           const end = Date.now()
           if (--running === 0) busyMs += end - runningSince
@@ -104,7 +104,7 @@ const RECOVERY_WINDOW_MS = 6 * 3600_000
 
 /**
  * The assembler: spans.raw.v1 -> spans_v1 (and, through traces_v1_mv, traces_v1),
- * quiet traces -> engine.<name>.jobs.v1, spans.raw.v1.dlq -> dead_letters_v1.
+ * quiet traces -> engine.<name>.jobs.v1, every .dlq topic -> dead_letters_v1.
  */
 export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Promise<void>; tracker: TraceTracker; busy(): boolean; sweepRetention: RetentionSweeper['sweepOnce']; checkBudgets: BudgetWatch['checkOnce']; rollUpDrift(nowMs?: number): Promise<number> }> {
   const { bus, store, control, config } = deps
@@ -124,31 +124,24 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
 
   const subs: Subscription[] = []
   const load = hotPathLoad()
-  subs.push(
-    await bus.subscribe({
-      group: GROUPS.assembler,
-      topics: [TOPICS.spansRaw],
-      fromBeginning: true,
-      maxBatchRecords: config.SVC_ASSEMBLER_BATCH_ROWS,
-      onBatch: load.observe(spanBatchHandler({
-        bus,
-        sink: writer,
-        tracker,
-        log,
-        rowContextFor: (ws) => ({
-          retentionHours: workspaceRetentionHours(control.state, ws, config.SVC_DEFAULT_RETENTION_HOURS),
-          costProvider: workspaceCostProvider(control.state, ws, config.SVC_DEFAULT_COST_PROVIDER),
-          prices,
-        }),
-        storedSpans: async (rows) => new Set((await storedSpans(store, rows)).map(spanKey)),
-        tracesWithTotals: async (traces) => new Set((await tracesWithTotals(store, traces)).map((t) => traceKey(t.workspace_id, t.trace_id))),
-        reconcile: (traces) => reconcileTraceTotals(store, traces),
-        // A failed commit is covered by the next one, so up to two batches can be replayed.
-        replayGuardRecords: 2 * config.SVC_ASSEMBLER_BATCH_ROWS,
-      })),
+  const spans = spanConsumer({
+    sink: writer,
+    tracker,
+    log,
+    maxBatchRecords: config.SVC_ASSEMBLER_BATCH_ROWS,
+    rowContextFor: (ws) => ({
+      retentionHours: workspaceRetentionHours(control.state, ws, config.SVC_DEFAULT_RETENTION_HOURS),
+      costProvider: workspaceCostProvider(control.state, ws, config.SVC_DEFAULT_COST_PROVIDER),
+      prices,
     }),
-  )
-  subs.push(await bus.subscribe({ group: GROUPS.deadLetterSink, topics: [TOPICS.spansRawDlq], fromBeginning: true, onBatch: deadLetterBatchHandler(store, log) }))
+    storedSpans: async (rows) => new Set((await storedSpans(store, rows)).map(spanKey)),
+    tracesWithTotals: async (traces) => new Set((await tracesWithTotals(store, traces)).map((t) => traceKey(t.workspace_id, t.trace_id))),
+    reconcile: (traces) => reconcileTraceTotals(store, traces),
+    // A failed commit is covered by the next one, so up to two batches can be replayed.
+    replayGuardRecords: 2 * config.SVC_ASSEMBLER_BATCH_ROWS,
+  })
+  subs.push(await runConsumer(bus, { ...spans, handle: load.observe(spans.handle) }))
+  subs.push(await runConsumer(bus, deadLetterSinkConsumer(store, log.child({ component: 'dead-letter-sink' }))))
   await Promise.all(subs.map((s) => s.ready))
 
   const enginesFor = (ws: string) => enabledTraceEngines(control.state, ws)

@@ -1,10 +1,11 @@
 import { loadPriceTable } from '@svc/shared/domain/pricing'
 import { describe, expect, it } from 'vitest'
 import { spanV1, traceKey, type SpanRecord } from '@svc/shared/bus/records'
+import { consumerBatchHandler } from '@svc/shared/bus/run-consumer'
 import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
 import { createLogger } from '@svc/shared/log'
 import { spanKey, type SpanRow } from './assemble.js'
-import { spanBatchHandler } from './span-consumer.js'
+import { spanConsumer } from './span-consumer.js'
 import { TraceTracker } from './trace-tracker.js'
 
 const WS = '22222222-2222-5222-8222-222222222222'
@@ -21,8 +22,8 @@ const record = (trace: string, span: string, offset: number, partition = 0): Con
 function harness(guard: number, withTotals: (trace: string) => boolean = () => true) {
   const stored = new Map<string, SpanRow>()
   const reconciled: string[][] = []
-  const handle = spanBatchHandler({
-    bus: {} as Bus,
+  const handle = consumerBatchHandler({} as Bus, spanConsumer({
+    maxBatchRecords: 1000,
     log: createLogger({ level: 'silent' }),
     tracker: new TraceTracker(60_000),
     rowContextFor: () => ({ retentionHours: 24, costProvider: 'openai', prices: loadPriceTable() }),
@@ -31,7 +32,7 @@ function harness(guard: number, withTotals: (trace: string) => boolean = () => t
     tracesWithTotals: async (traces) => new Set(traces.filter((t) => withTotals(t.trace_id[0]!)).map((t) => traceKey(t.workspace_id, t.trace_id))),
     reconcile: async (traces) => (reconciled.push(traces.map((t) => t.trace_id[0]!).sort()), 0),
     replayGuardRecords: guard,
-  })
+  }))
   return { handle, stored, reconciled }
 }
 

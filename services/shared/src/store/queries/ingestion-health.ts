@@ -39,7 +39,9 @@ export async function ingestionFigures(store: Store, workspaceId: string, nowMs:
       { tag: 'health.spans' },
     ),
     store.query<{ n: number }>(
-      `SELECT count() AS n FROM (SELECT DISTINCT dlq_topic, dlq_partition, dlq_offset FROM dead_letters_v1 WHERE workspace_id = {ws:String} AND received_at >= fromUnixTimestamp64Milli({from:Int64}))`,
+      // One record dead-lettered twice (a crash before its batch's commit) counts once: by where it was read when known, else by its place on the .dlq.
+      `SELECT uniqExact(if(original_topic = '', tuple(toString(dlq_topic), toInt64(dlq_partition), toInt64(dlq_offset)), tuple(toString(original_topic), toInt64(original_partition), original_offset))) AS n
+FROM dead_letters_v1 WHERE workspace_id = {ws:String} AND received_at >= fromUnixTimestamp64Milli({from:Int64})`,
       { ws: workspaceId, from: hourAgo },
       { tag: 'health.dead-letters' },
     ),
