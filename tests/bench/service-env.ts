@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort, REPO_ROOT } from '../support/process.js'
+import { operatorSecrets } from '../support/secrets.js'
 import { progress } from './stats.js'
 
 /**
@@ -22,7 +23,7 @@ export async function benchServiceEnv(mode: 'embedded' | 'kafka', apiKey: string
     const { provideKafka, provideRedis } = await import('../support/services.js')
     progress('starting Kafka and Redis (or using KAFKA_BROKERS / REDIS_URL)')
     const [kafka, redis] = await Promise.all([provideKafka(), provideRedis()])
-    Object.assign(env, { KAFKA_BROKERS: kafka.brokers, REDIS_URL: redis.url, KAFKA_TOPIC_PREFIX: `bench${Date.now()}.` })
+    Object.assign(env, { KAFKA_BROKERS: kafka.brokers, REDIS_URL: redis.url, KAFKA_TOPIC_PREFIX: `bench${Date.now()}.` }, operatorSecrets())
     stopServices = async () => {
       await kafka.stop()
       await redis.stop()

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { exited, freePort, spawnAllInOne, waitForHealth } from '../support/process.js'
+import { operatorSecrets } from '../support/secrets.js'
 import { eventually } from '../support/stack.js'
 import { agentTrace, otlpEnvelope } from '../support/traces.js'
 import type { TestJson } from '@svc/shared/test-support/json'
@@ -30,7 +31,7 @@ describe.each(['embedded', 'kafka'] as const)('crash recovery (%s bus, SIGKILL d
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-crash-'))
     const [ingestPort, apiPort] = [await freePort(), await freePort()]
     const busEnv: Record<string, string> = mode === 'kafka'
-      ? { SVC_BUS: 'kafka', KAFKA_BROKERS: inject('kafkaBrokers'), REDIS_URL: inject('redisUrl'), KAFKA_TOPIC_PREFIX: `crash-${process.pid}-${Date.now()}.` }
+      ? { SVC_BUS: 'kafka', KAFKA_BROKERS: inject('kafkaBrokers'), REDIS_URL: inject('redisUrl'), KAFKA_TOPIC_PREFIX: `crash-${process.pid}-${Date.now()}.`, ...operatorSecrets() }
       : { SVC_BUS: 'embedded', KAFKA_BROKERS: '', REDIS_URL: '' }
     const env = {
       ...busEnv, SVC_DATA_DIR: dataDir, SVC_HOST: '127.0.0.1', SVC_INGEST_PORT: String(ingestPort), SVC_API_PORT: String(apiPort),

@@ -5,6 +5,7 @@ import { inject } from 'vitest'
 import { startAll, type RunningStack } from '@svc/all-in-one/start-all'
 import { loadConfig } from '@svc/shared/config'
 import { createLogger } from '@svc/shared/log'
+import { operatorSecrets } from './secrets.js'
 
 export type BusMode = 'embedded' | 'kafka'
 
@@ -43,6 +44,7 @@ export async function startTestStack(mode: BusMode, extraEnv: Record<string, str
     env.REDIS_URL = inject('redisUrl')
     env.KAFKA_TOPIC_PREFIX = `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.`
     env.KAFKA_TOPIC_PARTITIONS = '3'
+    Object.assign(env, operatorSecrets())
   }
   Object.assign(env, extraEnv)
   const config = loadConfig(env)

@@ -2,10 +2,8 @@
 import type { Bus } from '@svc/shared/bus/types'
 import type { Cache } from '@svc/shared/cache/types'
 import type { Config } from '@svc/shared/config'
-import { masterKeyFor } from '@svc/shared/control/master-key'
-import { randomToken } from '@svc/shared/control/secrets'
 import type { ControlWriter } from '@svc/shared/control/control-plane'
-import { loadJwtSecret } from '@svc/shared/control/tokens'
+import { jwtSecretFor, masterKeyFor } from '@svc/shared/control/service-secrets'
 import { listen } from '@svc/shared/http/serve'
 import type { Logger } from '@svc/shared/log'
 import type { Store } from '@svc/shared/store/types'
@@ -21,24 +19,15 @@ export interface ApiDeps {
   bus?: Bus
 }
 
-/**
- * Every API replica must sign and verify with one secret: SVC_JWT_SECRET when set;
- * else, with Redis, the first replica's generated secret; else a file in the data dir.
- */
-async function jwtSecretFor(config: Config, cache: Cache): Promise<string> {
-  if (config.SVC_JWT_SECRET || cache.kind !== 'redis') return loadJwtSecret(config.SVC_JWT_SECRET, config.SVC_DATA_DIR)
-  await cache.setIfAbsent('svc:jwt-secret', randomToken(64))
-  return (await cache.get('svc:jwt-secret'))!
-}
-
 export async function startApi(deps: ApiDeps): Promise<{ port: number; close(): Promise<void> }> {
   const { config, log } = deps
   const app = createApiApp({
     store: deps.store,
     cache: deps.cache,
     control: deps.control,
-    jwtSecret: await jwtSecretFor(config, deps.cache),
+    jwtSecret: await jwtSecretFor(config, deps.cache, log),
     jwtTtlSeconds: config.SVC_JWT_TTL_SECONDS,
+    invitationTtlHours: config.SVC_INVITATION_TTL_HOURS,
     defaultRetentionHours: config.SVC_DEFAULT_RETENTION_HOURS,
     defaultCostProvider: config.SVC_DEFAULT_COST_PROVIDER,
     driftBaselineDays: config.SVC_DRIFT_BASELINE_DAYS,
