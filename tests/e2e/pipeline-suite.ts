@@ -213,7 +213,7 @@ export function pipelineSuite(mode: BusMode) {
       expect(login.status).toBe(200)
       const token = ((await login.json()) as { access_token: string }).access_token
       const me = (await (await fetch(s.apiUrl + '/v1/auth/me', { headers: { authorization: `Bearer ${token}` } })).json()) as Record<string, TestJson>
-      expect(me).toMatchObject({ email: 'owner@acme.test', auth_method: 'jwt', memberships: [{ org_slug: 'acme', role: 'owner', workspaces: expect.arrayContaining([expect.objectContaining({ slug: 'agents' })]) }] })
+      expect(me).toMatchObject({ email: 'owner@acme.test', auth_method: 'jwt', memberships: [{ org_slug: 'acme', role: 'owner', workspaces: expect.arrayContaining([expect.objectContaining({ workspace_id: expect.any(String), slug: 'agents' })]) }] })
       const wrong = await fetch(s.apiUrl + '/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@acme.test', password: 'nope' }) })
       expect(wrong.status).toBe(401)
       // The JWT reads traces too.

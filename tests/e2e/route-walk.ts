@@ -27,7 +27,8 @@ export async function walkAllRoutes(apiUrl: string, auth: Record<string, string>
     { route: 'getOrg', status: 200, check: (b) => expect(b.id).toBe(ids.orgId) },
     { route: 'patchOrg', body: { team_count: '2-10' }, status: 200 },
     { route: 'listMembers', status: 200 },
-    { route: 'addMember', body: { email: 'walker@acme.test', role: 'dev', password: 'long enough pw' }, status: 201, check: (b, c) => void (c.user_id = b.user_id) },
+    // An invitation, redeemed right after this step (below), so the member can be changed and removed.
+    { route: 'addMember', body: { email: 'walker@acme.test', role: 'dev' }, status: 201, check: (b, c) => void ((c.user_id = b.user_id), (c.invitation = b.invitation_token)) },
     { route: 'patchMember', params: { user_id: '$user_id' }, body: { new_role: 'admin' }, status: 200 },
     { route: 'createWorkspace', body: { name: 'Walk One' }, status: 201, check: (b, c) => void (c.ws_id = b.id) },
     { route: 'createWorkspaceBySlug', body: { name: 'Walk Two', slug: 'walk-two' }, status: 201 },
@@ -102,8 +103,10 @@ export async function walkAllRoutes(apiUrl: string, auth: Record<string, string>
   for (const step of steps) {
     const route = ROUTES[step.route]
     if (step.route === 'transferOwnership') {
-      const made = await fetch(`${apiUrl}/v1/orgs/${ids.orgId}/members`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'heir@acme.test', role: 'viewer', password: 'heir password' }) })
-      ctx.owner2 = ((await made.json()) as { user_id: string }).user_id
+      const made = await fetch(`${apiUrl}/v1/orgs/${ids.orgId}/members`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'heir@acme.test', role: 'viewer' }) })
+      const invited = (await made.json()) as { user_id: string; invitation_token: string }
+      ctx.owner2 = invited.user_id
+      await redeem(apiUrl, invited.invitation_token, 'heir password')
     }
     const values = { ...ctx, ...Object.fromEntries(Object.entries(step.params ?? {}).map(([k, v]) => [k, v.startsWith('$') ? ctx[v.slice(1)]! : v])) }
     const path = route.path.replace(/:(\w+)(?:\{([^}]+)\})?/g, (_, p: string, literal?: string) => literal ?? values[p]!)
@@ -114,6 +117,7 @@ export async function walkAllRoutes(apiUrl: string, auth: Record<string, string>
     const text = await res.text()
     expect({ route: step.route, status: res.status }, text).toEqual({ route: step.route, status: step.status })
     step.check?.(text ? JSON.parse(text) : null, ctx)
+    if (step.route === 'addMember') await redeem(apiUrl, ctx.invitation!, 'long enough pw')
   }
 
   // Hand ownership back, so the stack is as it was for whoever runs next.
@@ -121,4 +125,10 @@ export async function walkAllRoutes(apiUrl: string, auth: Record<string, string>
   const heir = { authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}`, 'content-type': 'application/json' }
   const back = await fetch(`${apiUrl}/v1/orgs/${ids.orgId}/transfer-ownership`, { method: 'POST', headers: heir, body: JSON.stringify({ to_user_id: ctx.me }) })
   expect(back.status).toBe(200)
+}
+
+/** Redeems an invitation as the new account it made, choosing its password. */
+async function redeem(apiUrl: string, token: string, password: string) {
+  const res = await fetch(`${apiUrl}/v1/auth/invitations/accept`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, password }) })
+  expect(res.status, await res.text()).toBe(200)
 }

@@ -100,6 +100,16 @@ export const ROUTES = {
   codingAgentTopFiles: { method: 'GET', path: `${WS}/coding-agent/top-files`, role: 'viewer', scope: 'workspace-slug' },
 } as const satisfies Record<string, RouteSpec>
 
+/**
+ * Routes answered without credentials, mounted before authentication (so outside
+ * ROUTES and its walk): login, and redeeming an invitation, whose token is the
+ * credential (an account that already has a password also sends its access token).
+ */
+export const PUBLIC_ROUTES = {
+  login: { method: 'POST', path: '/v1/auth/login', role: null, scope: 'principal' },
+  acceptInvitation: { method: 'POST', path: '/v1/auth/invitations/accept', role: null, scope: 'principal' },
+} as const satisfies Record<string, RouteSpec>
+
 export interface Target {
   org: Org | null
   workspace: Workspace | null

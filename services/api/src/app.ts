@@ -8,6 +8,7 @@ import type { ControlWriter } from '@svc/shared/control/control-plane'
 import type { Cache } from '@svc/shared/cache/types'
 import type { MasterKey } from '@svc/shared/control/envelope'
 import { keyUsageRecorder } from '@svc/shared/control/key-usage'
+import { hashPassword } from '@svc/shared/control/secrets'
 import { jsonErrorHandler, jsonNotFound } from '@svc/shared/http/errors'
 import { metricsHandler, requestMetrics } from '@svc/shared/http/request-metrics'
 import type { Logger } from '@svc/shared/log'
@@ -19,6 +20,7 @@ import { bodyLimits } from './middleware/body-limit.js'
 import { requestId } from './middleware/request-id.js'
 import { requestLog } from './middleware/request-log.js'
 import { loginRoutes, meRoutes } from './routes/auth.js'
+import { invitationRoutes } from './routes/invitations.js'
 import { apiKeyRoutes } from './routes/api-keys.js'
 import { budgetRoutes } from './routes/budgets.js'
 import { credentialRoutes } from './routes/credentials.js'
@@ -59,6 +61,8 @@ export interface ApiAppDeps {
   maxBodyBytes?: number
   /** SVC_EGRESS_ALLOW_PRIVATE: an LLM api_base may name a private or loopback address (default false). */
   egressAllowPrivate?: boolean
+  /** SVC_INVITATION_TTL_HOURS: how long an invitation to an organization can be redeemed (default 168). */
+  invitationTtlHours?: number
   log: Logger
 }
 
@@ -77,21 +81,22 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   // Before login and authentication: an unauthenticated caller must not make the process read a huge body either.
   app.use(bodyLimits({ maxBytes: deps.maxBodyBytes ?? 1024 * 1024, upload: { route: ROUTES.uploadAlignmentDoc, maxBytes: maxDocBytes + MULTIPART_OVERHEAD_BYTES } }))
   app.route('/', loginRoutes({ state, jwtSecret, ttlSeconds: deps.jwtTtlSeconds }))
+  app.route('/', invitationRoutes({ control: deps.control, jwtSecret, hashPassword }))
   app.use('/v1/*', authenticate(state, jwtSecret, keyUsageRecorder(deps.cache)))
   app.route('/', meRoutes(state))
-  app.route('/', orgRoutes(deps.control))
+  app.route('/', orgRoutes(deps.control, { invitationTtlHours: deps.invitationTtlHours ?? 168 }))
   app.route('/', workspaceRoutes(deps.control))
   app.route('/', apiKeyRoutes(deps.control, deps.cache))
   app.route('/', settingRoutes(deps.control, { defaultCostProvider: deps.defaultCostProvider }))
   app.route('/', credentialRoutes(deps.control, deps.masterKey, { egressAllowPrivate: deps.egressAllowPrivate ?? false }))
   app.route('/', budgetRoutes(deps.control, store))
   app.route('/', retentionRoutes(deps.control, { store, master: deps.masterKey, defaultRetentionHours: deps.defaultRetentionHours }))
-  app.route('/', usageRoutes(store, state))
+  app.route('/', usageRoutes(store, state, { defaultRetentionHours: deps.defaultRetentionHours }))
   app.route('/', healthRoutes(store, state, { stallAfterMs: deps.engineStallMs }))
   app.route('/', driftRoutes(store, state, { baselineDays: deps.driftBaselineDays }))
   app.route('/', traceRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
   app.route('/', engineOutputRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
-  app.route('/', alignmentRoutes({ store, control: deps.control, bus: deps.bus, maxDocBytes }))
+  app.route('/', alignmentRoutes({ store, control: deps.control, defaultRetentionHours: deps.defaultRetentionHours, bus: deps.bus, maxDocBytes }))
   app.route('/', codingAgentRoutes(store, state))
   // Public, like /health: outside /v1/*, where authenticate() runs.
   app.route('/', openApiRoutes())

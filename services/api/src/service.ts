@@ -27,6 +27,7 @@ export async function startApi(deps: ApiDeps): Promise<{ port: number; close(): 
     control: deps.control,
     jwtSecret: await jwtSecretFor(config, deps.cache, log),
     jwtTtlSeconds: config.SVC_JWT_TTL_SECONDS,
+    invitationTtlHours: config.SVC_INVITATION_TTL_HOURS,
     defaultRetentionHours: config.SVC_DEFAULT_RETENTION_HOURS,
     defaultCostProvider: config.SVC_DEFAULT_COST_PROVIDER,
     driftBaselineDays: config.SVC_DRIFT_BASELINE_DAYS,

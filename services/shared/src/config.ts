@@ -104,6 +104,8 @@ export const ConfigSchema = z
     /** HMAC secret of login JWTs; generated into the data dir when unset (set it when running several API replicas). */
     SVC_JWT_SECRET: optionalString,
     SVC_JWT_TTL_SECONDS: positiveInt.default(3600),
+    // How long an invitation to join an organization (POST .../members) can be redeemed.
+    SVC_INVITATION_TTL_HOURS: positiveInt.default(168),
     SVC_DEFAULT_COST_PROVIDER: z.string().default('openai'),
     // An operator's own model price table (JSON, the shape of services/shared/data/price-table.json).
     SVC_PRICE_TABLE_FILE: optionalString,

@@ -71,6 +71,7 @@ export const ERROR_RESPONSES: Record<number, { name: string; description: string
   403: { name: 'Forbidden', description: "Role below the route's minimum, or an API key of another workspace" },
   404: { name: 'NotFound', description: 'Unknown organization, workspace, member, key or trace (or no such route)' },
   409: { name: 'Conflict', description: 'Conflict with the current state (a taken slug, a stale confirm token, the last owner)' },
+  410: { name: 'Gone', description: 'No longer usable (an expired invitation)' },
   415: { name: 'UnsupportedMediaType', description: 'Unsupported content type' },
   422: { name: 'UnprocessableEntity', description: 'Values outside the rules the spec lists as 422' },
 }

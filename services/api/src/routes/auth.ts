@@ -10,14 +10,14 @@ import type { ControlState, Principal } from '@svc/shared/control/state'
 import { issueAccessToken } from '@svc/shared/control/tokens'
 import { badRequest, unauthorized } from '@svc/shared/http/errors'
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '@svc/shared/json-limits'
-import { mount, ROUTES } from '../access.js'
+import { mount, PUBLIC_ROUTES, ROUTES } from '../access.js'
 import { describeRoute } from '../openapi/registry.js'
 import { RoleOut, Uuid } from '../openapi/schemas.js'
 
 const LoginBody = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) })
 
 describeRoute({
-  route: { method: 'POST', path: '/v1/auth/login', role: null, scope: 'principal' },
+  route: PUBLIC_ROUTES.login,
   operationId: 'login',
   auth: 'none',
   summary: 'Log in with email and password',
@@ -85,7 +85,7 @@ export async function jsonBody<S extends z.ZodTypeAny>(c: Context, schema: S): P
 /** Login only: runs before authentication. */
 export function loginRoutes({ state, jwtSecret, ttlSeconds }: AuthRouteDeps): Hono {
   const app = new Hono()
-  app.post('/v1/auth/login', async (c) => {
+  app.on(PUBLIC_ROUTES.login.method, PUBLIC_ROUTES.login.path, async (c) => {
     const { email, password } = await jsonBody(c, LoginBody)
     const user = state.userByEmail(email)
     // Same answer for an unknown user and a wrong password, so logins cannot probe for accounts.

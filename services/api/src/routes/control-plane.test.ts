@@ -157,10 +157,12 @@ describe('organization and members', () => {
     expect((await req('PATCH', `/v1/orgs/${ORG}`, ADMIN, { contact_email: 'not an address' })).status).toBe(400)
   })
 
-  it('adds a member who can then log in, scopes a role to one workspace, and removes the member', async () => {
-    const added = await req('POST', `/v1/orgs/${ORG}/members`, ADMIN, { email: 'Vera@Acme.test', role: 'viewer', password: 'correct horse battery' })
+  it('invites a member who redeems the invitation and can then log in, scopes a role to one workspace, and removes the member', async () => {
+    const added = await req('POST', `/v1/orgs/${ORG}/members`, ADMIN, { email: 'Vera@Acme.test', role: 'viewer' })
     expect(added.status).toBe(201)
-    expect(added.body).toMatchObject({ email: 'vera@acme.test', role: 'viewer', workspace_id: null })
+    expect(added.body).toMatchObject({ email: 'vera@acme.test', role: 'viewer', workspace_id: null, status: 'invited' })
+    const redeem = await app.request('/v1/auth/invitations/accept', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: added.body.invitation_token, password: 'correct horse battery' }) })
+    expect(redeem.status).toBe(200)
     const login = await app.request('/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'vera@acme.test', password: 'correct horse battery' }) })
     expect(login.status).toBe(200)
     const vera = ((await login.json()) as Json).access_token as string

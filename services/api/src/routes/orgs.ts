@@ -1,8 +1,12 @@
 /**
  * Organizations and their members: GET/PATCH the organization, the member list,
- * adding a member (our addition: the spec leaves issuing credentials open), role
+ * inviting a member (our addition: the spec leaves issuing credentials open), role
  * changes organization-wide or scoped to one workspace, removal, and the transfer
  * of ownership (the only owner-gated route).
+ *
+ * Accounts are global, so an organization never sets a credential: adding a member
+ * makes an invitation that the person redeems (routes/invitations.ts), choosing a
+ * password only when the account has none and no other organization relies on it.
  *
  * Granting is bounded by what the caller holds, where it holds it: nobody grants a
  * role above their own, and an API key (whose authority is its workspace's) grants
@@ -14,9 +18,9 @@ import { z } from 'zod'
 import { ENGINE_NAMES } from '@svc/shared/bus/topics'
 import type { ControlWriter, NewControlEvent } from '@svc/shared/control/control-plane'
 import { ROLE_RANK, RoleSchema, type Role } from '@svc/shared/control/events'
-import { hashPassword } from '@svc/shared/control/secrets'
+import { hashInvitationToken, newInvitationToken } from '@svc/shared/control/secrets'
 import type { ControlState, Org } from '@svc/shared/control/state'
-import { badRequest, conflict, forbidden, notFound } from '@svc/shared/http/errors'
+import { badRequest, conflict, forbidden, notFound, unprocessable } from '@svc/shared/http/errors'
 import { mount, ROUTES, targetOrg } from '../access.js'
 import { actorOf } from '../actor.js'
 import { describeRoute } from '../openapi/registry.js'
@@ -30,7 +34,13 @@ const PatchOrgBody = z.object({
   // Beyond the spec: the organization-level engine gate (docs/api.md).
   engines: z.record(z.boolean()).optional().describe('organization-level engine gate: engine name -> allowed, merged into the stored gate'),
 })
-const AddMemberBody = z.object({ email: z.string().email().max(320), role: RoleSchema, password: z.string().min(8).max(1024).optional(), workspace_id: z.string().uuid().nullish() })
+const AddMemberBody = z.object({
+  email: z.string().email().max(320),
+  role: RoleSchema,
+  workspace_id: z.string().uuid().nullish(),
+  // Refused with 422: an organization never sets the password of a (global) account.
+  password: z.unknown().optional().describe('not accepted (422): the invited person chooses a password when redeeming the invitation'),
+})
 const PatchMemberBody = z.object({ new_role: RoleSchema, target_workspace_id: z.string().uuid().nullish() })
 const TransferBody = z.object({ to_user_id: z.string().uuid() })
 const UserParams = z.object({ user_id: z.string().describe('user UUID') })
@@ -50,6 +60,18 @@ const MemberOut = z.object({
   email: z.string().nullable(),
   role: RoleOut.nullable().describe('organization-wide role, or null'),
   workspace_roles: z.array(z.object({ workspace_id: Uuid, slug: z.string(), role: RoleOut })),
+  status: z.enum(['active', 'invited', 'expired']).describe('invited/expired: the roles shown wait for the invitation to be redeemed and give nothing yet'),
+  invitation_expires_at: IsoTime.nullable().describe('while invited or expired'),
+})
+const InvitationOut = z.object({
+  user_id: Uuid,
+  email: z.string(),
+  role: RoleOut,
+  workspace_id: Uuid.nullable(),
+  status: z.literal('invited'),
+  existing_user: z.boolean().describe('the address already had an account: its credentials are untouched'),
+  invitation_token: z.string().describe('single use; deliver it to the person out of band. Shown in this response only'),
+  invitation_expires_at: IsoTime,
 })
 
 const TAGS = ['Organizations']
@@ -65,11 +87,15 @@ describeRoute({
 describeRoute({ route: ROUTES.listMembers, summary: 'List members', tags: TAGS, responses: { 200: { description: 'One entry per user', schema: z.object({ members: z.array(MemberOut) }) } } })
 describeRoute({
   route: ROUTES.addMember,
-  summary: 'Add a member',
-  description: 'Creates the user when the email is new; with a password the user can log in. The role is organization-wide, or scoped to workspace_id. Nobody grants a role above their own.',
+  summary: 'Invite a member',
+  description:
+    'Makes an invitation: the role (organization-wide, or scoped to workspace_id) takes effect once the person redeems the token with POST /v1/auth/invitations/accept. ' +
+    'A new address gets an account without a password (chosen when redeeming); an existing account keeps its credentials. ' +
+    'A password in the body answers 422; an address that is already an active member with a password answers 409. Nobody grants a role above their own.',
   tags: TAGS,
   body: AddMemberBody,
-  responses: { 201: { description: 'The membership', schema: z.object({ user_id: Uuid, email: z.string(), role: RoleOut, workspace_id: Uuid.nullable() }) } },
+  responses: { 201: { description: 'The pending membership and its one-time token', schema: InvitationOut } },
+  errors: [409, 422],
 })
 describeRoute({
   route: ROUTES.patchMember,
@@ -84,7 +110,7 @@ describeRoute({
 describeRoute({
   route: ROUTES.removeMember,
   summary: 'Remove a member',
-  description: 'Removes every role of the user in the organization; the last owner answers 409.',
+  description: 'Removes every role of the user in the organization, and cancels a pending invitation; the last owner answers 409.',
   tags: TAGS,
   params: UserParams,
   responses: { 204: { description: 'Removed' } },
@@ -110,10 +136,15 @@ export const describeOrg = (o: Org) => ({
   updated_at: new Date(o.updated_at_ms).toISOString(),
 })
 
-/** One entry per user: the organization-wide role (or null) and roles scoped to single workspaces. */
+/**
+ * One entry per user: the organization-wide role (or null) and roles scoped to single
+ * workspaces; for a person who only has a pending invitation, the roles it offers.
+ */
 function describeMember(state: ControlState, orgId: string, userId: string) {
   const user = state.users.get(userId)
-  const ms = state.membersOf(orgId).filter((m) => m.user_id === userId)
+  const active = state.membersOf(orgId).filter((m) => m.user_id === userId)
+  const invitation = active.length ? undefined : state.pendingInvitationsOf(orgId).find((i) => i.user_id === userId)
+  const ms = invitation ? [invitation] : active
   return {
     user_id: userId,
     email: user?.email ?? null,
@@ -124,12 +155,21 @@ function describeMember(state: ControlState, orgId: string, userId: string) {
         const ws = state.workspaces.get(m.workspace_id!)
         return ws && ws.deleted_at_ms === null ? [{ workspace_id: ws.id, slug: ws.slug, role: m.role }] : []
       }),
+    status: !invitation ? ('active' as const) : invitation.expires_at_ms < Date.now() ? ('expired' as const) : ('invited' as const),
+    invitation_expires_at: invitation ? new Date(invitation.expires_at_ms).toISOString() : null,
   }
 }
 
+/** Holds a role in the organization (a pending invitation does not count). */
 const isMember = (state: ControlState, orgId: string, userId: string) => state.membersOf(orgId).some((m) => m.user_id === userId)
+const isInvited = (state: ControlState, orgId: string, userId: string) => state.pendingInvitationsOf(orgId).some((i) => i.user_id === userId)
 
-export function orgRoutes(control: ControlWriter): Hono {
+export interface OrgRouteOptions {
+  /** SVC_INVITATION_TTL_HOURS: how long an invitation can be redeemed. */
+  invitationTtlHours: number
+}
+
+export function orgRoutes(control: ControlWriter, opts: OrgRouteOptions): Hono {
   const app = new Hono()
   const { state } = control
 
@@ -177,23 +217,36 @@ export function orgRoutes(control: ControlWriter): Hono {
 
   mount(app, ROUTES.listMembers, state, (c) => {
     const org = targetOrg(c)
-    const users = [...new Set(state.membersOf(org.id).map((m) => m.user_id))]
+    const users = [...new Set([...state.membersOf(org.id), ...state.pendingInvitationsOf(org.id)].map((m) => m.user_id))]
     return c.json({ members: users.map((u) => describeMember(state, org.id, u)) })
   })
 
   mount(app, ROUTES.addMember, state, async (c) => {
     const org = targetOrg(c)
     const body = await jsonBody(c, AddMemberBody)
+    if (body.password !== undefined)
+      throw unprocessable('an organization never sets a member\'s password: send the invitation_token of the answer to the person, who chooses a password when redeeming it')
     const workspaceId = body.workspace_id ?? null
     assertCanGrant(c, org, body.role, workspaceId)
+    const existing = state.userByEmail(body.email)
+    // A member without a password (added before invitations) may be invited again to choose one.
+    if (existing?.password_hash && isMember(state, org.id, existing.id))
+      throw conflict(`${existing.email} is already a member: change the role with PATCH /v1/orgs/${org.id}/members/${existing.id}`)
     const events: NewControlEvent[] = []
-    let user = state.userByEmail(body.email)
-    const userId = user?.id ?? randomUUID()
-    if (!user) events.push({ type: 'user.created', payload: { user_id: userId, email: body.email.toLowerCase(), password_hash: body.password ? await hashPassword(body.password) : null } })
-    events.push({ type: 'member.role_set', payload: { org_id: org.id, user_id: userId, role: body.role, workspace_id: workspaceId } })
+    const userId = existing?.id ?? randomUUID()
+    if (!existing) events.push({ type: 'user.created', payload: { user_id: userId, email: body.email.toLowerCase(), password_hash: null } })
+    const token = newInvitationToken()
+    const expiresAtMs = Date.now() + opts.invitationTtlHours * 3_600_000
+    events.push({
+      type: 'member.invited',
+      payload: { invitation_id: randomUUID(), org_id: org.id, user_id: userId, role: body.role, workspace_id: workspaceId, token_hash: hashInvitationToken(token), expires_at_ms: expiresAtMs },
+    })
     await control.append(events, actorOf(c))
-    user = state.users.get(userId)!
-    return c.json({ user_id: user.id, email: user.email, role: body.role, workspace_id: workspaceId }, 201)
+    const user = state.users.get(userId)!
+    return c.json(
+      { user_id: user.id, email: user.email, role: body.role, workspace_id: workspaceId, status: 'invited' as const, existing_user: existing !== undefined, invitation_token: token, invitation_expires_at: new Date(expiresAtMs).toISOString() },
+      201,
+    )
   })
 
   mount(app, ROUTES.patchMember, state, async (c) => {
@@ -213,7 +266,8 @@ export function orgRoutes(control: ControlWriter): Hono {
   mount(app, ROUTES.removeMember, state, async (c) => {
     const org = targetOrg(c)
     const userId = c.req.param('user_id') ?? ''
-    if (!isMember(state, org.id, userId)) throw notFound(`user ${userId} is not a member of this organization`)
+    // Removing an invited person cancels the invitation.
+    if (!isMember(state, org.id, userId) && !isInvited(state, org.id, userId)) throw notFound(`user ${userId} is not a member of this organization`)
     assertNotAbove(c, org, userId, 'remove')
     assertKeepsOwner(org, userId)
     await control.append([{ type: 'member.removed', payload: { org_id: org.id, user_id: userId } }], actorOf(c))

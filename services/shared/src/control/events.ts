@@ -24,8 +24,20 @@ export const ControlEventPayloads = {
   'workspace.deleted': z.object({ workspace_id: uuid }),
   'user.created': z.object({ user_id: uuid, email: z.string(), password_hash: z.string().nullable() }),
   'member.role_set': z.object({ org_id: uuid, user_id: uuid, role: RoleSchema, workspace_id: uuid.nullable() }),
-  /** Every role of the user in the organization, organization-wide and scoped. */
+  /** Every role of the user in the organization, organization-wide and scoped; cancels a pending invitation there too. */
   'member.removed': z.object({ org_id: uuid, user_id: uuid }),
+  /**
+   * A membership offered to an account, active only once redeemed with the token (its
+   * SHA-256 here; the token itself went to the caller only). Replaces a pending
+   * invitation of the same account to the same organization.
+   */
+  'member.invited': z.object({ invitation_id: uuid, org_id: uuid, user_id: uuid, role: RoleSchema, workspace_id: uuid.nullable(), token_hash: z.string(), expires_at_ms: z.number().int() }),
+  /**
+   * The invited account redeemed the invitation. password_hash: the password chosen by
+   * a new account; the fold ignores the whole event when the account has a password by
+   * then, or holds roles in another organization, or the invitation is no longer pending.
+   */
+  'member.invitation_accepted': z.object({ invitation_id: uuid, user_id: uuid, password_hash: z.string().nullable() }),
   'api_key.created': z.object({
     key_id: z.string(),
     org_id: uuid,

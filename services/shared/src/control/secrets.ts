@@ -21,6 +21,10 @@ export const newApiKey = () => `dr_${randomToken(40)}`
 export const hashApiKey = (key: string) => createHash('sha256').update(key).digest('hex')
 export const looksLikeApiKey = (s: string) => /^dr_[A-Za-z0-9_-]{8,200}$/.test(s)
 
+/** Invitation tokens: `inv_` + 40 base62 characters, single use, kept as SHA-256 (high entropy, like API keys). */
+export const newInvitationToken = () => `inv_${randomToken(40)}`
+export const hashInvitationToken = hashApiKey
+
 /** Passwords are low-entropy, so they get a slow, salted KDF. Format: scrypt$N$r$p$salt$hash (base64). */
 const N = 16384, R = 8, P = 1, LEN = 32
 export async function hashPassword(password: string): Promise<string> {

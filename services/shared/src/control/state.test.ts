@@ -118,3 +118,67 @@ describe('API key authority: never more than its creator holds now', () => {
     expect(w.s.roleFor(p, ORG, OTHER_WS)).toBe('admin')
   })
 })
+
+describe('invitations: a membership waits for its invitation to be redeemed', () => {
+  const HASH = 'token-hash'
+  /** A state where acme invites `name` (an account with this password hash) as admin, the invitation expiring at 1000. */
+  function invited(name: string, passwordHash: string | null = null) {
+    const w = world()
+    w.apply('user.created', { user_id: user(name), email: `${name}@test`, password_hash: passwordHash })
+    w.apply('member.invited', { invitation_id: stableUuid(`inv:${name}`), org_id: ORG, user_id: user(name), role: 'admin', workspace_id: null, token_hash: HASH, expires_at_ms: 1000 })
+    const accept = (password_hash: string | null, at_ms = 500) =>
+      w.s.apply({ type: 'member.invitation_accepted', payload: { invitation_id: stableUuid(`inv:${name}`), user_id: user(name), password_hash }, actor: `user:${user(name)}`, at_ms, event_id: `acc-${at_ms}` })
+    return { ...w, accept, inv: () => w.s.invitationByTokenHash(HASH) }
+  }
+  const asUser = (name: string) => ({ kind: 'user' as const, user_id: user(name), email: `${name}@test` })
+
+  it('gives no role while pending; redeeming sets the password of a new account and activates the role, once', () => {
+    const w = invited('vera')
+    expect(w.s.roleFor(asUser('vera'), ORG, null)).toBeNull()
+    expect(w.inv()).toMatchObject({ status: 'pending', org_id: ORG, role: 'admin' })
+    w.accept('scrypt$new')
+    expect(w.s.users.get(user('vera'))!.password_hash).toBe('scrypt$new')
+    expect(w.s.roleFor(asUser('vera'), ORG, null)).toBe('admin')
+    expect(w.inv()?.status).toBe('accepted')
+    w.apply('member.role_set', { org_id: ORG, user_id: user('vera'), role: 'viewer', workspace_id: null })
+    w.accept('scrypt$again')
+    expect(w.s.users.get(user('vera'))!.password_hash).toBe('scrypt$new')
+    expect(w.s.roleFor(asUser('vera'), ORG, null)).toBe('viewer')
+  })
+
+  it('never changes the password of an account that has one (a racing redemption is ignored whole)', () => {
+    const w2 = invited('pat', 'scrypt$pats')
+    w2.accept('scrypt$attacker')
+    expect(w2.s.users.get(user('pat'))!.password_hash).toBe('scrypt$pats')
+    expect(w2.inv()?.status).toBe('pending')
+    expect(w2.s.roleFor(asUser('pat'), ORG, null)).toBeNull()
+    w2.accept(null)
+    expect(w2.s.roleFor(asUser('pat'), ORG, null)).toBe('admin')
+  })
+
+  it('gives no password to an account another organization relies on', () => {
+    const w = invited('legacy')
+    w.apply('member.role_set', { org_id: OTHER_ORG, user_id: user('legacy'), role: 'owner', workspace_id: null })
+    w.accept('scrypt$planted')
+    expect(w.s.users.get(user('legacy'))!.password_hash).toBeNull()
+    expect(w.inv()?.status).toBe('pending')
+  })
+
+  it('ignores a redemption after expiry, and a superseded or cancelled invitation', () => {
+    const late = invited('late')
+    late.accept('scrypt$x', 1001)
+    expect(late.inv()?.status).toBe('pending')
+    expect(late.s.roleFor(asUser('late'), ORG, null)).toBeNull()
+
+    const again = invited('again')
+    again.apply('member.invited', { invitation_id: stableUuid('inv:again-2'), org_id: ORG, user_id: user('again'), role: 'dev', workspace_id: WS, token_hash: 'second', expires_at_ms: 1000 })
+    expect(again.inv()?.status).toBe('cancelled')
+    again.accept('scrypt$x')
+    expect(again.s.users.get(user('again'))!.password_hash).toBeNull()
+    expect(again.s.invitationByTokenHash('second')?.status).toBe('pending')
+
+    const gone = invited('gone')
+    gone.apply('member.removed', { org_id: ORG, user_id: user('gone') })
+    expect(gone.inv()?.status).toBe('cancelled')
+  })
+})

@@ -17,6 +17,18 @@ export interface Org {
 export interface Workspace { id: string; org_id: string; slug: string; name: string; created_at_ms: number; updated_at_ms: number; deleted_at_ms: number | null }
 export interface User { id: string; email: string; password_hash: string | null; created_at_ms: number }
 export interface Membership { org_id: string; user_id: string; role: Role; workspace_id: string | null }
+/** A membership offered to an account; it gives no role until the account redeems it (accepted). */
+export interface Invitation {
+  id: string
+  org_id: string
+  user_id: string
+  role: Role
+  workspace_id: string | null
+  token_hash: string
+  expires_at_ms: number
+  created_at_ms: number
+  status: 'pending' | 'accepted' | 'cancelled'
+}
 /** Who created an API key: its authority never exceeds what that creator holds now. */
 export type KeyCreator = { kind: 'user'; user_id: string } | { kind: 'api_key'; key_id: string }
 export interface ApiKey {
@@ -76,12 +88,14 @@ export class ControlState {
   readonly apiKeys = new Map<string, ApiKey>()
   /** key: `${org_id}|${user_id}|${workspace_id ?? ''}` */
   readonly memberships = new Map<string, Membership>()
+  readonly invitations = new Map<string, Invitation>()
   /** Workspace settings as stored; read them through control/settings.ts (settingOf), which validates. */
   readonly settings = new Map<string, Map<string, unknown>>()
   /** Per organization; secrets stay sealed here, only engines that call a provider open them. */
   readonly credentials = new Map<string, OrgCredentials>()
   private readonly keysByHash = new Map<string, ApiKey>()
   private readonly usersByEmail = new Map<string, User>()
+  private readonly invitationsByHash = new Map<string, Invitation>()
   /** org id -> the owner the bootstrap (actor 'bootstrap') made there: the creator of the bootstrap key. */
   private readonly bootstrapOwners = new Map<string, string>()
 
@@ -149,6 +163,31 @@ export class ControlState {
       case 'member.removed': {
         const p = e.payload
         for (const [k, m] of this.memberships) if (m.org_id === p.org_id && m.user_id === p.user_id) this.memberships.delete(k)
+        this.cancelInvitations(p.org_id, p.user_id)
+        return
+      }
+      case 'member.invited': {
+        const p = e.payload
+        if (this.invitations.has(p.invitation_id) || !this.users.has(p.user_id)) return
+        this.cancelInvitations(p.org_id, p.user_id)
+        const inv: Invitation = { id: p.invitation_id, org_id: p.org_id, user_id: p.user_id, role: p.role, workspace_id: p.workspace_id, token_hash: p.token_hash, expires_at_ms: p.expires_at_ms, created_at_ms: e.at_ms, status: 'pending' }
+        this.invitations.set(inv.id, inv)
+        this.invitationsByHash.set(inv.token_hash, inv)
+        return
+      }
+      case 'member.invitation_accepted': {
+        const p = e.payload
+        const inv = this.invitations.get(p.invitation_id)
+        const user = this.users.get(p.user_id)
+        // Decided here, in topic order, so two replicas redeeming at once cannot both win,
+        // and a password is never set on an account that got one meanwhile.
+        if (!inv || !user || inv.status !== 'pending' || inv.user_id !== user.id || e.at_ms > inv.expires_at_ms) return
+        if (p.password_hash !== null) {
+          if (user.password_hash !== null || this.holdsRolesOutside(user.id, inv.org_id)) return
+          user.password_hash = p.password_hash
+        }
+        inv.status = 'accepted'
+        this.memberships.set(`${inv.org_id}|${inv.user_id}|${inv.workspace_id ?? ''}`, { org_id: inv.org_id, user_id: inv.user_id, role: inv.role, workspace_id: inv.workspace_id })
         return
       }
       case 'api_key.created': {
@@ -202,6 +241,29 @@ export class ControlState {
         return
       }
     }
+  }
+
+  private cancelInvitations(orgId: string, userId: string): void {
+    for (const inv of this.invitations.values()) if (inv.org_id === orgId && inv.user_id === userId && inv.status === 'pending') inv.status = 'cancelled'
+  }
+
+  /** The invitation a token's hash names (whatever its status). */
+  invitationByTokenHash(hash: string): Invitation | undefined {
+    return this.invitationsByHash.get(hash)
+  }
+
+  /** Pending (not yet redeemed, maybe expired) invitations of an organization. */
+  pendingInvitationsOf(orgId: string): Invitation[] {
+    return [...this.invitations.values()].filter((i) => i.org_id === orgId && i.status === 'pending')
+  }
+
+  /**
+   * Whether an account holds a role in any organization but this one: another
+   * organization relies on it, so nobody acting for this one may give it a password.
+   */
+  holdsRolesOutside(userId: string, orgId: string): boolean {
+    for (const m of this.memberships.values()) if (m.user_id === userId && m.org_id !== orgId) return true
+    return false
   }
 
   /** An organization's credentials (an empty record when it has none). */
