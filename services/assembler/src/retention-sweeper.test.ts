@@ -11,11 +11,13 @@ import { createLogger } from '@svc/shared/log'
 import { createStore } from '@svc/shared/store/index'
 import { migrate } from '@svc/shared/store/migrate'
 import type { Store } from '@svc/shared/store/types'
+import { PER_TRACE_TABLES } from '@svc/shared/store/queries/retention'
 import { retentionSweeper } from './retention-sweeper.js'
 
 const ORG = stableUuid('org:s')
 const SHORT = stableUuid('ws:short')
 const LONG = stableUuid('ws:long')
+const DERIVED = stableUuid('ws:derived')
 const HOUR = 3_600_000
 let n = 0
 const ev = (type: ControlEvent['type'], payload: unknown) => ({ type, payload, actor: 't', at_ms: 1, event_id: String(n++) }) as ControlEvent
@@ -30,8 +32,8 @@ const count = async (table: string, ws: string) => Number((await store.query<{ n
 
 beforeAll(async () => {
   state.apply(ev('org.created', { org_id: ORG, slug: 's', name: 's' }))
-  for (const [id, slug] of [[SHORT, 'short'], [LONG, 'long']]) state.apply(ev('workspace.created', { workspace_id: id, org_id: ORG, slug, name: slug }))
-  state.apply(ev('workspace.setting_set', { workspace_id: SHORT, name: 'retention', value: { enabled: true, hours: 24, updated_at_ms: 1 } }))
+  for (const [id, slug] of [[SHORT, 'short'], [LONG, 'long'], [DERIVED, 'derived']]) state.apply(ev('workspace.created', { workspace_id: id, org_id: ORG, slug, name: slug }))
+  for (const ws of [SHORT, DERIVED]) state.apply(ev('workspace.setting_set', { workspace_id: ws, name: 'retention', value: { enabled: true, hours: 24, updated_at_ms: 1 } }))
   const log = createLogger({ level: 'silent' })
   store = await createStore(loadConfig({ SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'sweep-')) }), log)
   await migrate(store, log)
@@ -64,5 +66,57 @@ describe('retention sweeper', () => {
     state.apply(ev('workspace.deleted', { workspace_id: SHORT }))
     const sweeper = retentionSweeper({ store, state, cache: createMemoryCache(), defaultHours: 720, log: createLogger({ level: 'silent' }) })
     expect(await sweeper.sweepOnce()).toEqual([])
+  })
+})
+
+describe('retention sweeper, what derives from traces', () => {
+  const OLD = 'a1'.repeat(16)
+  const STRADDLER = 'a2'.repeat(16)
+  const NEW = 'a3'.repeat(16)
+  /** Derived rows of a trace the sweeps before this one deleted (spans and trace rows only). */
+  const ORPHAN = 'a4'.repeat(16)
+  /** Derived rows without a trace row, but too recent to tell they are left over. */
+  const UNCONFIRMED = 'a5'.repeat(16)
+  const ago = (hours: number) => String(Date.now() - hours * HOUR)
+  const far = Math.floor(Date.now() / 1000) + 400 * 24 * 3600
+  const derived = (trace: string, ageHours: number) => ({
+    trace_scores_v1: { workspace_id: DERIVED, trace_id: trace, grade: 'A', grade_rank: 7, score: 90, scorer_version: 'v', scored_at: ago(ageHours), expires_at: far },
+    engine_results_v1: { workspace_id: DERIVED, trace_id: trace, engine: 'decision_trace', engine_version: 'v', mode: 'deterministic', payload: '{}', computed_at: ago(ageHours), expires_at: far },
+    alignment_flags_v1: { workspace_id: DERIVED, trace_id: trace, flag_id: 'f', doc_id: 'd', policy_excerpt: 'p', agent_output: `output of ${trace}`, severity: 'high', confidence: 0.9, unclear: 0, end_user: 'u', mode: 'deterministic', computed_at: ago(ageHours), expires_at: far },
+    trace_completions_v1: { workspace_id: DERIVED, trace_id: trace, last_received_at: ago(ageHours), span_count: 1, completed_at: ago(ageHours) },
+  })
+  const traceIds = async (table: string) =>
+    (await store.query<{ t: string }>(`SELECT DISTINCT trace_id AS t FROM ${table} WHERE workspace_id = {ws:UUID} ORDER BY t`, { ws: DERIVED })).map((r) => r.t)
+
+  it('deletes a trace outside the window whole, with every row derived from it, and dead letters received before the cutoff', async () => {
+    await store.insert('spans_v1', [
+      span(DERIVED, OLD, '1'.repeat(16), 72),
+      span(DERIVED, STRADDLER, '2'.repeat(16), 30), span(DERIVED, STRADDLER, '3'.repeat(16), 1),
+      span(DERIVED, NEW, '4'.repeat(16), 1),
+    ])
+    for (const [trace, age] of [[OLD, 70], [STRADDLER, 1], [NEW, 1], [ORPHAN, 60], [UNCONFIRMED, 1]] as const)
+      for (const [table, row] of Object.entries(derived(trace, age))) await store.insert(table, [row])
+    const deadLetter = (ws: string, ageHours: number, offset: number) => ({ org_id: ORG, workspace_id: ws, source: 'ingest.otlp', reason: 'r', payload: '{}', received_at: ago(ageHours), dlq_topic: 't', dlq_partition: 0, dlq_offset: offset })
+    await store.insert('dead_letters_v1', [deadLetter(DERIVED, 72, 1), deadLetter(DERIVED, 1, 2), deadLetter(LONG, 72, 3)])
+
+    const sweeper = retentionSweeper({ store, state, cache: createMemoryCache(), defaultHours: 720, log: createLogger({ level: 'silent' }) })
+    const swept = (await sweeper.sweepOnce())?.find((r) => r.workspace_id === DERIVED)
+    expect(swept?.rows_deleted).toEqual({ spans_v1: 3, traces_v1: 2, trace_scores_v1: 3, engine_results_v1: 3, alignment_flags_v1: 3, trace_completions_v1: 3, dead_letters_v1: 1 })
+
+    expect(await traceIds('spans_v1')).toEqual([NEW])
+    expect(await traceIds('traces_v1')).toEqual([NEW])
+    for (const table of Object.keys(derived(NEW, 0))) expect(await traceIds(table), table).toEqual([NEW, UNCONFIRMED])
+    const letters = async (ws: string) => Number((await store.query<{ n: string }>('SELECT count() AS n FROM dead_letters_v1 WHERE workspace_id = {ws:String}', { ws }))[0]!.n)
+    expect(await letters(DERIVED)).toBe(1)
+    expect(await letters(LONG)).toBe(1)
+  })
+
+  it('lists every table keyed by trace, so none is left out of the sweep', async () => {
+    const keyed = await store.query<{ table: string }>(
+      `SELECT table FROM system.columns WHERE database = currentDatabase() AND name = 'trace_id'
+         AND table IN (SELECT name FROM system.tables WHERE database = currentDatabase() AND engine LIKE '%MergeTree') ORDER BY table`,
+      {},
+    )
+    expect(keyed.map((r) => r.table)).toEqual([...Object.keys(PER_TRACE_TABLES), 'spans_v1', 'traces_v1'].sort())
   })
 })

@@ -1,16 +1,19 @@
 /**
- * The hourly retention sweep: for every active workspace, delete spans (and trace
- * rows) that started before its window's hourly cutoff. Row TTL already expires
- * rows by the window in force when they were written; the sweep applies a window
- * shortened since. It deletes nothing it cannot confirm: it counts first, and skips
- * a workspace whose window changed while it counted, or that was deleted meanwhile;
- * one process per hour sweeps (a lock in the cache), others skip that hour.
+ * The hourly retention sweep: for every active workspace, delete the traces that
+ * started before its window's hourly cutoff, whole (spans, trace rows and every
+ * row derived from them: scores, engine results, alignment flags, completions),
+ * and dead letters received before it (store/queries/retention.ts). Row TTL
+ * already expires rows by the window in force when they were written; the sweep
+ * applies a window shortened since. It deletes nothing it cannot confirm: it
+ * counts first, and skips a workspace whose window changed while it counted, or
+ * that was deleted meanwhile; one process per hour sweeps (a lock in the cache),
+ * others skip that hour.
  */
 import type { Cache } from '@svc/shared/cache/types'
 import type { ControlState } from '@svc/shared/control/state'
 import { retentionCutoffMs, workspaceRetentionHours } from '@svc/shared/domain/retention'
 import type { Logger } from '@svc/shared/log'
-import { deleteExpired, previewExpiry } from '@svc/shared/store/queries/retention'
+import { countExpired, deleteExpired, type ExpiryCounts } from '@svc/shared/store/queries/retention'
 import type { Store } from '@svc/shared/store/types'
 
 export interface SweepResult {
@@ -19,6 +22,8 @@ export interface SweepResult {
   cutoff: string
   spans_deleted: number
   traces_deleted: number
+  /** Rows deleted per table (traces_v1 in traces). */
+  rows_deleted: ExpiryCounts
 }
 
 export function retentionSweeper(deps: { store: Store; state: ControlState; cache: Cache; defaultHours: number; log: Logger }) {
@@ -34,15 +39,15 @@ export function retentionSweeper(deps: { store: Store; state: ControlState; cach
       const hours = hoursOf(ws.id)
       const cutoffMs = retentionCutoffMs(nowMs, hours)
       try {
-        const counted = await previewExpiry(store, ws.id, cutoffMs)
-        if (counted.spans === 0) continue
+        const counted = await countExpired(store, ws.id, cutoffMs)
+        if (Object.values(counted).every((n) => n === 0)) continue
         // Confirm before deleting: the window and the workspace are still what was counted against.
         if (hoursOf(ws.id) !== hours || state.workspaces.get(ws.id)?.deleted_at_ms !== null) {
           log.info({ workspace_id: ws.id }, 'retention changed during the sweep; skipped until the next one')
           continue
         }
         await deleteExpired(store, ws.id, cutoffMs)
-        const r = { workspace_id: ws.id, hours, cutoff: new Date(cutoffMs).toISOString(), spans_deleted: counted.spans, traces_deleted: counted.traces }
+        const r = { workspace_id: ws.id, hours, cutoff: new Date(cutoffMs).toISOString(), spans_deleted: counted.spans_v1, traces_deleted: counted.traces_v1, rows_deleted: counted }
         log.info(r, 'retention sweep deleted expired data')
         out.push(r)
       } catch (err) {

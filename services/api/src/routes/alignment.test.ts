@@ -8,7 +8,7 @@ import { alignmentDocumentV1 } from '@svc/shared/bus/records'
 import type { Bus, OutgoingRecord } from '@svc/shared/bus/types'
 import { docState, insertFlags } from '@svc/shared/store/queries/alignment'
 import { insertEngineResults } from '@svc/shared/store/queries/engine-results'
-import { apiHarness, WS, type Harness } from '../test-support/harness.js'
+import { apiHarness, ORG, WS, type Harness } from '../test-support/harness.js'
 import { htmlToText } from '@svc/shared/domain/html-text'
 import type { TestJson } from '@svc/shared/test-support/json'
 
@@ -127,6 +127,11 @@ describe('alignment flags', () => {
     severity: 'high', confidence: 0.8, unclear: 0, end_user: '', mode: 'deterministic', computed_at: String(now), expires_at: exp, ...over,
   })
   const run = (trace: string, at: number) => ({ workspace_id: WS, trace_id: trace, engine: 'alignment', engine_version: '1', mode: 'deterministic', payload: '{}', llm_input_tokens: 0, llm_output_tokens: 0, computed_at: String(at), expires_at: exp })
+  /** The flagged trace itself: a root span started `ageHours` ago. */
+  const root = (trace: string, ageHours: number) => {
+    const start = (BigInt(now - ageHours * 3_600_000) * 1_000_000n).toString()
+    return { org_id: ORG, workspace_id: WS, project_id: 'p', trace_id: trace, span_id: trace.slice(0, 16), parent_span_id: '', name: 'root', kind: 'SERVER', start_time: start, end_time: start, received_at: String(now), expires_at: exp }
+  }
 
   it('by-user is an empty list, not an error, before any end user', async () => {
     expect(await call(VIEWER, '/by-user')).toEqual({ status: 200, body: { users: [], total: 0 } })
@@ -136,6 +141,7 @@ describe('alignment flags', () => {
   it('lists the newest run of each trace, pages with limit/offset, hides unclear flags by default, aggregates per end user', async () => {
     const t1 = 'a'.repeat(32)
     const t2 = 'b'.repeat(32)
+    await h.store.insert('spans_v1', [root(t1, 1), root(t2, 2)])
     await insertEngineResults(h.store, [run(t1, now - 5000), run(t1, now), run(t2, now - 1000)])
     await insertFlags(h.store, [
       flag(t1, 'old', { computed_at: String(now - 5000) }), // superseded by the newer run
@@ -159,5 +165,18 @@ describe('alignment flags', () => {
     expect(users.body.total).toBe(2)
     expect(users.body.users[0]).toMatchObject({ end_user: 'alice', flags: 2, traces: 1, high: 1, medium: 1, low: 0 })
     expect(users.body.users[1]).toMatchObject({ end_user: 'bob', flags: 1 })
+  })
+
+  it("serves no flag of a trace older than the workspace's retention window, nor of a trace it does not know", async () => {
+    const old = 'c'.repeat(32) // 40 days: outside the default 30-day window
+    const unknown = 'd'.repeat(32)
+    await h.store.insert('spans_v1', [root(old, 40 * 24)])
+    await insertEngineResults(h.store, [run(old, now), run(unknown, now)])
+    await insertFlags(h.store, [flag(old, 'o1', { end_user: 'carol', agent_output: 'Old text.' }), flag(unknown, 'n1', { end_user: 'dave' })])
+    const all = await call(VIEWER, '/flags?include_unclear=true&limit=500')
+    expect(all.body.flags.map((f: TestJson) => f.trace_id)).not.toContain(old)
+    expect(all.body.flags.map((f: TestJson) => f.trace_id)).not.toContain(unknown)
+    expect(all.body.total).toBe(4)
+    expect((await call(VIEWER, '/by-user')).body.users.map((u: TestJson) => u.end_user)).toEqual(['alice', 'bob'])
   })
 })

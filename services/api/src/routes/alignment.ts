@@ -8,7 +8,8 @@
  * the engines' document worker chunks and embeds it and marks it `embedded`, and
  * only then does it influence flags. 202 with the doc_id. DELETE /docs/{doc_id}
  * marks it deleted (searches stop seeing it at once) and deletes its passages.
- * GET /flags and /by-user read alignment_flags_v1 (each trace's newest run).
+ * GET /flags and /by-user read alignment_flags_v1 (each trace's newest run), only
+ * of traces inside the workspace's retention window.
  */
 import { randomUUID } from 'node:crypto'
 import { Hono } from 'hono'
@@ -24,6 +25,7 @@ import type { Store } from '@svc/shared/store/types'
 import { mount, ROUTES, targetWorkspace } from '../access.js'
 import { actorOf } from '../actor.js'
 import { htmlToText } from '@svc/shared/domain/html-text'
+import { retentionFloorNs } from '@svc/shared/domain/retention'
 import { describeRoute } from '../openapi/registry.js'
 import { IsoTime } from '../openapi/schemas.js'
 import { parseQuery, queryEnum, queryInt } from '../params.js'
@@ -148,7 +150,7 @@ async function extract(kind: 'text' | 'markdown' | 'html' | 'pdf', bytes: Uint8A
   return (kind === 'html' ? htmlToText(text) : text).trim()
 }
 
-export function alignmentRoutes(deps: { store: Store; control: ControlWriter; bus?: Bus; maxDocBytes?: number }): Hono {
+export function alignmentRoutes(deps: { store: Store; control: ControlWriter; defaultRetentionHours: number; bus?: Bus; maxDocBytes?: number }): Hono {
   const app = new Hono()
   const { store, control } = deps
   const { state } = control
@@ -208,11 +210,14 @@ export function alignmentRoutes(deps: { store: Store; control: ControlWriter; bu
 
   mount(app, ROUTES.listAlignmentFlags, state, async (c) => {
     const q = parseQuery(FlagsQuery, c.req.query())
-    return c.json(await listFlags(store, targetWorkspace(c).id, { limit: q.limit, offset: q.offset, includeUnclear: q.include_unclear === 'true' }))
+    const ws = targetWorkspace(c)
+    const floor = retentionFloorNs(state, ws.id, deps.defaultRetentionHours)
+    return c.json(await listFlags(store, ws.id, { limit: q.limit, offset: q.offset, includeUnclear: q.include_unclear === 'true', retentionFloorNs: floor }))
   })
 
   mount(app, ROUTES.alignmentByUser, state, async (c) => {
-    const users = await flagsByUser(store, targetWorkspace(c).id)
+    const ws = targetWorkspace(c)
+    const users = await flagsByUser(store, ws.id, retentionFloorNs(state, ws.id, deps.defaultRetentionHours))
     return c.json({ users, total: users.length })
   })
 

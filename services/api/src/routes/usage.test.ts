@@ -1,5 +1,7 @@
 /** Usage, cost and latency panels over the roll-ups, fed by real spans_v1 inserts (the views run inside them). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { settingEvent } from '@svc/shared/control/settings'
+import type { ControlEvent } from '@svc/shared/control/events'
 import { apiHarness, ORG, WS, type Harness } from '../test-support/harness.js'
 import type { TestJson } from '@svc/shared/test-support/json'
 
@@ -105,6 +107,22 @@ describe('latency by phase and its drill-down', () => {
     const errors = await get('/usage/latency/phase/traces?phase=tool&metric=errors')
     expect(errors.body.traces).toEqual([expect.objectContaining({ trace_id: T(1), status: 'ERROR' })])
     expect((await get('/usage/latency/phase/traces?phase=embedding&metric=slow')).body.traces).toEqual([])
+  })
+
+  it("lists only traces inside the workspace's retention window, whole: not one that started before it", async () => {
+    await h.store.insert('spans_v1', [
+      // Both errored within the last day, in traces that started three days ago and an hour ago.
+      span({ trace: T(5), root: true, type: 'agent', agoMs: 3 * 24 * HOUR, ms: 100 }),
+      span({ trace: T(5), type: 'tool', agoMs: HOUR, ms: 10, error: true }),
+      span({ trace: T(6), root: true, type: 'agent', agoMs: HOUR, ms: 100 }),
+      span({ trace: T(6), type: 'tool', agoMs: HOUR - 1000, ms: 10, error: true }),
+    ])
+    const errored = async () => ((await get('/usage/latency/phase/traces?phase=tool&metric=errors&period=week')).body.traces as TestJson[]).map((t) => t.trace_id)
+    expect(await errored()).toEqual([T(1), T(6), T(5)])
+    const retention = (value: { enabled: boolean; hours: number; updated_at_ms: number }) => h.state.apply({ ...settingEvent(WS, 'retention', value), actor: 't', at_ms: 1, event_id: `r${value.hours}` } as ControlEvent)
+    retention({ enabled: true, hours: 48, updated_at_ms: 1 })
+    expect(await errored()).toEqual([T(1), T(6)])
+    retention({ enabled: false, hours: 48, updated_at_ms: 2 })
   })
 
   it('422 without phase or metric; 400 with the accepted values for bad ones', async () => {

@@ -10,6 +10,7 @@ import { Hono } from 'hono'
 import { z } from 'zod'
 import type { ControlState } from '@svc/shared/control/state'
 import { PHASES, type Phase } from '@svc/shared/domain/genai'
+import { retentionFloorNs } from '@svc/shared/domain/retention'
 import { SCORER_VERSION } from '@svc/shared/domain/versions'
 import { unprocessable } from '@svc/shared/http/errors'
 import { listSources } from '@svc/shared/store/queries/sources'
@@ -138,7 +139,7 @@ describeRoute({
   },
 })
 
-export function usageRoutes(store: Store, state: ControlState): Hono {
+export function usageRoutes(store: Store, state: ControlState, opts: { defaultRetentionHours: number }): Hono {
   const app = new Hono()
 
   mount(app, ROUTES.usageSummary, state, async (c) => {
@@ -172,7 +173,7 @@ export function usageRoutes(store: Store, state: ControlState): Hono {
     // The threshold comes from the latency panel's own figures for this window.
     const panel = (await latencyByPhase(store, ws.id, window)).find((p) => p.phase === phase)
     const thresholdMs = panel ? (percentile === 'p95' ? panel.p95_ms : panel.p99_ms) : 0
-    const traces = panel ? await phaseTraces(store, { workspaceId: ws.id, phase, window, metric, thresholdMs, limit }) : []
+    const traces = panel ? await phaseTraces(store, { workspaceId: ws.id, phase, window, metric, thresholdMs, limit, retentionFloorNs: retentionFloorNs(state, ws.id, opts.defaultRetentionHours) }) : []
     return c.json({ phase, metric, percentile, period, threshold_ms: thresholdMs, traces })
   })
 

@@ -4,6 +4,7 @@
  * their top-k search by cosine distance, and the flags the API serves.
  */
 import type { Store } from '../types.js'
+import { tracesWithinRetention } from './retention.js'
 
 export type DocStatus = 'uploaded' | 'embedded' | 'failed' | 'deleted'
 const RANK: Record<DocStatus, number> = { uploaded: 0, embedded: 1, failed: 1, deleted: 2 }
@@ -152,11 +153,12 @@ export async function insertFlags(store: Store, rows: FlagRow[]): Promise<void> 
   if (rows.length) await store.insert('alignment_flags_v1', rows, { tag: 'alignment.flags' })
 }
 
-/** Flags of each trace's newest alignment run, one row per flag. */
+/** Flags of each trace's newest alignment run, one row per flag, of traces inside the retention window. */
 const CURRENT_FLAGS = `SELECT trace_id, flag_id, any(policy_excerpt) AS policy_excerpt, any(agent_output) AS agent_output, any(severity) AS severity,
     any(confidence) AS confidence, any(unclear) AS is_unclear, any(end_user) AS end_user, max(computed_at) AS created_at
 FROM alignment_flags_v1
 WHERE workspace_id = {ws:UUID} AND expires_at > now()
+  AND trace_id IN (${tracesWithinRetention('SELECT trace_id FROM alignment_flags_v1 WHERE workspace_id = {ws:UUID}')})
   AND (trace_id, computed_at) IN (
     SELECT trace_id, max(computed_at) FROM engine_results_v1
     WHERE workspace_id = {ws:UUID} AND engine = 'alignment' AND expires_at > now() GROUP BY trace_id)
@@ -174,8 +176,12 @@ export interface ApiFlag {
   unclear: boolean
 }
 
-export async function listFlags(store: Store, workspaceId: string, opts: { limit: number; offset: number; includeUnclear: boolean }): Promise<{ flags: ApiFlag[]; total: number }> {
-  const params = { ws: workspaceId, unclear: opts.includeUnclear ? 1 : 0, limit: opts.limit, offset: opts.offset }
+export async function listFlags(
+  store: Store,
+  workspaceId: string,
+  opts: { limit: number; offset: number; includeUnclear: boolean; retentionFloorNs: bigint },
+): Promise<{ flags: ApiFlag[]; total: number }> {
+  const params = { ws: workspaceId, unclear: opts.includeUnclear ? 1 : 0, limit: opts.limit, offset: opts.offset, floorNs: opts.retentionFloorNs.toString() }
   const [rows, count] = await Promise.all([
     store.query<{ flag_id: string; trace_id: string; policy_excerpt: string; agent_output: string; severity: string; confidence: number; unclear: number; created_at_ms: number }>(
       `SELECT flag_id, trace_id, policy_excerpt, agent_output, severity, confidence, is_unclear AS unclear, toUnixTimestamp64Milli(created_at) AS created_at_ms
@@ -212,8 +218,8 @@ export interface UserFlags {
   last_flag_at: string
 }
 
-/** Confident flags per svc.end_user (traces without one are left out). */
-export async function flagsByUser(store: Store, workspaceId: string): Promise<UserFlags[]> {
+/** Confident flags per svc.end_user (traces without one are left out), of traces inside the retention window. */
+export async function flagsByUser(store: Store, workspaceId: string, retentionFloorNs: bigint): Promise<UserFlags[]> {
   const rows = await store.query<{ end_user: string; flags: number; traces: number; high: number; medium: number; low: number; last_ms: number }>(
     `SELECT end_user, count() AS flags, uniqExact(trace_id) AS traces,
     countIf(severity = 'high') AS high, countIf(severity = 'medium') AS medium, countIf(severity = 'low') AS low,
@@ -223,7 +229,7 @@ WHERE end_user != ''
 GROUP BY end_user
 ORDER BY flags DESC, end_user
 LIMIT 1000`,
-    { ws: workspaceId, unclear: 0 },
+    { ws: workspaceId, unclear: 0, floorNs: retentionFloorNs.toString() },
     { tag: 'alignment.by-user' },
   )
   return rows.map((r) => ({ end_user: r.end_user, flags: Number(r.flags), traces: Number(r.traces), high: Number(r.high), medium: Number(r.medium), low: Number(r.low), last_flag_at: new Date(Number(r.last_ms)).toISOString() }))

@@ -4,6 +4,7 @@
  * the results the sink lands, and the latest result per engine for the API.
  */
 import type { Store } from '../types.js'
+import { tracesWithinRetention } from './retention.js'
 
 /** A spans_v1 row as the engines read it (times as integer nanosecond strings). */
 export interface EngineInputSpan {
@@ -107,9 +108,7 @@ GROUP BY engine`,
 /** Whether a trace exists in a workspace and started after the retention floor. */
 export async function traceExists(store: Store, workspaceId: string, traceId: string, retentionFloorNs: bigint): Promise<boolean> {
   const rows = await store.query<{ n: number }>(
-    `SELECT count() AS n FROM traces_v1
-WHERE workspace_id = {ws:UUID} AND trace_id = {trace:String}
-HAVING min(trace_start) >= fromUnixTimestamp64Nano({floorNs:Int64}, 'UTC')`,
+    `SELECT count() AS n FROM (${tracesWithinRetention('{trace:String}')})`,
     { ws: workspaceId, trace: traceId, floorNs: retentionFloorNs.toString() },
     { tag: 'engines.trace-exists' },
   )

@@ -229,6 +229,11 @@ describe('getTrace', () => {
     expect(await getTrace(store, { workspaceId: WS, traceId: H })).toBeNull()
     expect(await getTrace(store, { workspaceId: WS, traceId: A, retentionFloorNs: at(10_000) })).toBeNull()
   })
+
+  it('serves a trace whole or not at all: one that started before the floor is out, though some of its spans started after', async () => {
+    expect(await getTrace(store, { workspaceId: WS, traceId: D, retentionFloorNs: at(2600) })).toBeNull()
+    expect((await getTrace(store, { workspaceId: WS, traceId: D, retentionFloorNs: at(2500) }))?.spans).toHaveLength(2)
+  })
 })
 
 describe('findUncompletedTraces', () => {

@@ -269,7 +269,8 @@ interface SpanDbRow {
 }
 
 /**
- * One trace with its spans, or null when it has none (or none inside retention).
+ * One trace with its spans, or null when it has none, or started before the
+ * retention floor (a trace is inside the window whole or not at all).
  * Spans are de-duplicated by span_id keeping the newest delivery, since
  * ReplacingMergeTree collapses duplicates only when parts merge.
  */
@@ -278,11 +279,6 @@ export async function getTrace(
   q: { workspaceId: string; traceId: string; retentionFloorNs?: bigint | null },
 ): Promise<TraceDetail | null> {
   const params: Record<string, unknown> = { ws: q.workspaceId, trace: q.traceId }
-  let floor = ''
-  if (q.retentionFloorNs !== undefined && q.retentionFloorNs !== null) {
-    floor = `AND start_time >= fromUnixTimestamp64Nano({floorNs:Int64}, 'UTC')`
-    params.floorNs = q.retentionFloorNs.toString()
-  }
   const [rows, scores] = await Promise.all([
     store.query<SpanDbRow>(
       `SELECT
@@ -294,7 +290,7 @@ export async function getTrace(
     input_tokens, output_tokens, cost_usd,
     attributes, resource_attributes, json_attribute_keys, events, links
 FROM spans_v1
-WHERE workspace_id = {ws:UUID} AND trace_id = {trace:String} ${floor}
+WHERE workspace_id = {ws:UUID} AND trace_id = {trace:String}
 ORDER BY span_id, received_at DESC
 LIMIT 1 BY span_id`,
       params,
@@ -308,6 +304,7 @@ LIMIT 1 BY span_id`,
     .map((r) => ({ r, start: BigInt(r.start_ns), end: BigInt(r.end_ns) }))
     .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.r.span_id < b.r.span_id ? -1 : 1))
   let start = byStart[0]!.start
+  if (q.retentionFloorNs !== undefined && q.retentionFloorNs !== null && start < q.retentionFloorNs) return null
   let end = byStart[0]!.end
   let cost = 0
   let input = 0

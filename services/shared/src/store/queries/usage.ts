@@ -5,6 +5,7 @@
  */
 import type { Phase } from '../../domain/genai.js'
 import type { Store } from '../types.js'
+import { tracesWithinRetention } from './retention.js'
 
 /** A window of whole UTC hours: [fromMs, toMs), toMs being the end of the current hour. */
 export interface HourWindow {
@@ -110,16 +111,22 @@ const PHASE_TYPES: Record<Phase, string[]> = { llm: ['llm'], tool: ['tool'], ret
 
 /**
  * Traces with a span of the phase in the window that errored, or that took at
- * least `thresholdMs`; slowest (or latest, for errors) first.
+ * least `thresholdMs`; slowest (or latest, for errors) first. Only traces inside
+ * the retention window (`retentionFloorNs`) are candidates.
  */
-export async function phaseTraces(store: Store, q: { workspaceId: string; phase: Phase; window: HourWindow; metric: 'errors' | 'slow'; thresholdMs: number; limit: number }) {
+export async function phaseTraces(
+  store: Store,
+  q: { workspaceId: string; phase: Phase; window: HourWindow; metric: 'errors' | 'slow'; thresholdMs: number; limit: number; retentionFloorNs: bigint },
+) {
+  // The spans that make a trace a hit; the trace itself must be inside the retention window too.
+  const match = `workspace_id = {ws:UUID} AND start_time >= toDateTime64({from:UInt32}, 9) AND start_time < toDateTime64({to:UInt32}, 9)
+      AND start_time >= fromUnixTimestamp64Nano({floorNs:Int64}, 'UTC') AND span_type IN {types:Array(String)} AND first_delivery = 1
+      AND ${q.metric === 'errors' ? "status_code = 'ERROR'" : 'duration_ns >= {threshold_ns:UInt64}'}`
   const rows = await store.query<{ trace_id: string; start_ns: string; end_ns: string; errored: number }>(
     `WITH hits AS (
     SELECT trace_id, max(duration_ns) AS worst, max(start_time) AS latest
     FROM spans_v1
-    WHERE workspace_id = {ws:UUID} AND start_time >= toDateTime64({from:UInt32}, 9) AND start_time < toDateTime64({to:UInt32}, 9)
-      AND span_type IN {types:Array(String)} AND first_delivery = 1
-      AND ${q.metric === 'errors' ? "status_code = 'ERROR'" : 'duration_ns >= {threshold_ns:UInt64}'}
+    WHERE ${match} AND trace_id IN (${tracesWithinRetention(`SELECT trace_id FROM spans_v1 WHERE ${match}`)})
     GROUP BY trace_id
     ORDER BY ${q.metric === 'errors' ? 'latest' : 'worst'} DESC, trace_id
     LIMIT {limit:UInt32}
@@ -128,7 +135,7 @@ SELECT trace_id, toString(toUnixTimestamp64Nano(min(start_time))) AS start_ns, t
 FROM spans_v1
 WHERE workspace_id = {ws:UUID} AND trace_id IN (SELECT trace_id FROM hits)
 GROUP BY trace_id`,
-    { ws: q.workspaceId, from: sec(q.window.fromMs), to: sec(q.window.toMs), types: PHASE_TYPES[q.phase], threshold_ns: String(Math.floor(q.thresholdMs * 1e6)), limit: q.limit },
+    { ws: q.workspaceId, from: sec(q.window.fromMs), to: sec(q.window.toMs), types: PHASE_TYPES[q.phase], threshold_ns: String(Math.floor(q.thresholdMs * 1e6)), limit: q.limit, floorNs: q.retentionFloorNs.toString() },
     { tag: 'usage.latency.phase-traces' },
   )
   const traces = rows.map((r) => ({
