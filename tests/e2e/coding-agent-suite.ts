@@ -8,6 +8,9 @@
  * changes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http'
+import { resourceFromAttributes } from '@opentelemetry/resources'
+import { LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs'
 import { EXPECTED_COMMITS, expectedTopFiles, expectedUsage, replayRequests, T0_MS } from '../fixtures/coding-agent/replay.js'
 import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
 import { eventually, startTestStack, TEST_KEY, type BusMode } from '../support/stack.js'
@@ -109,6 +112,27 @@ export function codingAgentSuite(mode: BusMode) {
       const { last_activity_at, ...figures } = ann
       expect(figures).toEqual(expectedUsage('day').employees[0])
       await checkFigures()
+    })
+
+    // Last: its commit changes the figures the tests above state exactly.
+    it('an OpenTelemetry logs exporter pointed at the activity endpoint: each log record lands as an activity record', async () => {
+      const exporter = new OTLPLogExporter({ url: `${s.ingestUrl}/v1/otlp/coding-agent/v1/activity`, headers: { 'x-svc-api-key': TEST_KEY } })
+      const provider = new LoggerProvider({ resource: resourceFromAttributes({ 'service.name': 'git-hook', 'user.email': 'otel@acme.com' }), processors: [new SimpleLogRecordProcessor(exporter)] })
+      const when = new Date(Date.now() - 60_000)
+      provider.getLogger('activity').emit({
+        eventName: 'commit',
+        timestamp: when,
+        attributes: { commit_sha: 'feedf00d', repository: 'acme/web', branch: 'main', message: 'Ship it', 'session.id': 'otel-s1', files: [{ path: 'web/index.ts', lines_added: 5, lines_removed: 2 }] as never },
+      })
+      await provider.forceFlush()
+      await provider.shutdown()
+      const commit = await eventually(async () => (await get('/commits')).body.commits?.find((c: TestJson) => c.commit_id === 'feedf00d'), 30_000, 200)
+      expect(commit).toEqual({
+        commit_id: 'feedf00d', committed_at: when.toISOString(), agent: 'git-hook', employee: 'otel@acme.com', session_id: 'otel-s1', repository: 'acme/web', branch: 'main',
+        message: 'Ship it', files: ['web/index.ts'], lines_added: 5, lines_removed: 2, source: 'activity',
+      })
+      const files = await get('/top-files?period=day')
+      expect(files.body.files.find((f: TestJson) => f.file_path === 'web/index.ts')).toMatchObject({ edits: 1, commits: 1, lines_added: 5, lines_removed: 2 })
     })
   })
 }

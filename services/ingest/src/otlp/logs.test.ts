@@ -25,7 +25,7 @@ describe('decodeLogsRequest', () => {
       ['codex.user_prompt', 7n],
       ['x', 1_700_000_000_000_000_000n],
     ])
-    expect(d.ok && d.rejected.map((r) => r.reason)).toEqual(['log record has neither an event.name attribute nor a string body naming the event'])
+    expect(d.ok && d.rejected.map((r) => r.reason)).toEqual(['log record has neither an event.name attribute, an eventName nor a string body naming the event'])
   })
 
   it('a malformed request is refused whole', () => {
@@ -56,6 +56,47 @@ describe('decodeActivityRequest', () => {
     expect(d.events[0]!.attributes).toMatchObject({ 'user.email': 'ann@acme.com', 'session.id': 's1', model: 'gpt-5', cost_usd: '0.5', input_tokens: '10', agent: 'aider' })
     expect(JSON.parse(d.events[1]!.attributes.files!)).toEqual([{ path: 'a.ts', lines_added: 3, lines_removed: 0 }])
     expect(d.events[2]!.attributes['user.email']).toBe('bob@acme.com')
+  })
+
+  it('an OTLP logs envelope (as OpenTelemetry logs exporters send): each record is an activity, decoded as the activity format would be', () => {
+    const kv = (key: string, value: unknown) => ({ key, value })
+    const str = (v: string) => ({ stringValue: v })
+    const int = (v: number | string) => ({ intValue: v })
+    const t = '1767225600000000000'
+    const otlp = {
+      resourceLogs: [{
+        resource: { attributes: [kv('service.name', str('aider')), kv('user.email', str('ann@acme.com'))] },
+        scopeLogs: [{
+          scope: { name: 'activity', version: '1.0.0' },
+          logRecords: [
+            { timeUnixNano: t, observedTimeUnixNano: t, eventName: 'api_request', body: str('called the model'), attributes: [kv('session.id', str('s1')), kv('model', str('gpt-5')), kv('cost_usd', { doubleValue: 0.5 }), kv('input_tokens', int(10)), kv('output_tokens', int('2'))] },
+            { timeUnixNano: t, attributes: [kv('event.name', str('activity.commit')), kv('commit_sha', str('ABCDEF1')), kv('repository', str('acme/api')), kv('files', { arrayValue: { values: [{ kvlistValue: { values: [kv('path', str('a.ts')), kv('lines_added', int(3))] } }] } })] },
+            { timeUnixNano: t, body: str('file_edit'), attributes: [kv('file_path', str('b.ts')), kv('lines_added', int(1)), kv('lines_removed', int(2)), kv('user_email', str('bob@acme.com'))] },
+            { timeUnixNano: t, eventName: 'claude_code.api_request' },
+            { timeUnixNano: t, eventName: 'commit', attributes: [kv('repository', str('acme/api'))] },
+          ],
+        }],
+      }],
+    }
+    const fromLogs = decodeActivityRequest(otlp, opts)
+    const fromJson = decodeActivityRequest(
+      {
+        agent: 'aider',
+        user_email: 'ann@acme.com',
+        activities: [
+          { type: 'api_request', timestamp: '2026-01-01T00:00:00Z', session_id: 's1', model: 'gpt-5', cost_usd: 0.5, input_tokens: 10, output_tokens: 2 },
+          { type: 'commit', timestamp: 1767225600000, commit_sha: 'ABCDEF1', repository: 'acme/api', files: [{ path: 'a.ts', lines_added: 3 }] },
+          { type: 'file_edit', timestamp: '2026-01-01T00:00:00Z', file_path: 'b.ts', lines_added: 1, lines_removed: 2, user_email: 'bob@acme.com' },
+        ],
+      },
+      opts,
+    )
+    expect(fromLogs.ok && fromJson.ok).toBe(true)
+    if (!fromLogs.ok || !fromJson.ok) return
+    expect(fromLogs.events).toEqual(fromJson.events)
+    expect(fromLogs.rejected.map((r) => r.reason)).toEqual([expect.stringMatching(/type "claude_code.api_request" is not one of/), expect.stringMatching(/commit_sha undefined is not a hex commit id/)])
+    expect(fromLogs.rejected[1]!.item).toEqual(otlp.resourceLogs[0]!.scopeLogs[0]!.logRecords[4])
+    expect(decodeActivityRequest({ resourceLogs: 3 }, opts)).toEqual({ ok: false, message: 'resourceLogs is not a list' })
   })
 
   it('rejects bad records alone and refuses a malformed request', () => {

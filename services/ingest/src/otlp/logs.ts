@@ -2,11 +2,14 @@
  * Coding-agent events, pure decoding:
  * - OTLP/JSON logs (ExportLogsServiceRequest) -> one event per log record. The
  *   event name is the `event.name` attribute (Claude Code: "api_request", Codex
- *   CLI: "codex.tool_result"), else a string body ("claude_code.api_request").
- *   Time is timeUnixNano, else observedTimeUnixNano, else the time of receipt.
+ *   CLI: "codex.tool_result"), else the record's eventName, else a string body
+ *   ("claude_code.api_request"). Time is timeUnixNano, else
+ *   observedTimeUnixNano, else the time of receipt.
  * - Activity records (our format, docs/coding-agent.md) -> one event per record,
  *   named `activity.<type>`, its fields as attributes under the names Claude Code
- *   uses (user.email, session.id, model, cost_usd, input_tokens, ...).
+ *   uses (user.email, session.id, model, cost_usd, input_tokens, ...). The
+ *   activity endpoint also takes an OTLP/JSON logs envelope: decoded as logs,
+ *   then each record read as an activity record (activityItemOfLog).
  * Malformed containers are a 400 for the whole request; a bad record is
  * rejected alone (dead-lettered) and the rest accepted.
  */
@@ -30,7 +33,11 @@ function bodyText(body: unknown): string {
   }
 }
 
-export function decodeLogsRequest(body: unknown, opts: { tenant: Tenant; receivedAtMs: number }): DecodedEvents {
+/**
+ * `asActivity`: the records were sent to the activity endpoint, so each one is an
+ * activity record (activityItemOfLog) and decoded by the activity rules.
+ */
+export function decodeLogsRequest(body: unknown, opts: { tenant: Tenant; receivedAtMs: number; asActivity?: boolean }): DecodedEvents {
   if (!isObject(body)) return { ok: false, message: 'body is not an OTLP logs object ({"resourceLogs": [...]})' }
   if (body.resourceLogs === undefined) return { ok: false, message: 'resourceLogs is missing' }
   const events: CodingAgentEventRecord[] = []
@@ -56,9 +63,14 @@ export function decodeLogsRequest(body: unknown, opts: { tenant: Tenant; receive
               throw err
             }
             const text = bodyText(lr.body)
-            const name = attrs['event.name'] || (isObject(lr.body) && typeof lr.body.stringValue === 'string' ? text : '')
-            if (!name) throw new RecordRejected('log record has neither an event.name attribute nor a string body naming the event')
+            // eventName: the LogRecord field (OTLP 1.5) the OpenTelemetry SDKs' emit({ eventName }) fills.
+            const name = attrs['event.name'] || (typeof lr.eventName === 'string' ? lr.eventName : '') || (isObject(lr.body) && typeof lr.body.stringValue === 'string' ? text : '')
+            if (!name) throw new RecordRejected('log record has neither an event.name attribute, an eventName nor a string body naming the event')
             const time = parseNanos(lr.timeUnixNano) ?? parseNanos(lr.observedTimeUnixNano) ?? BigInt(opts.receivedAtMs) * 1_000_000n
+            if (opts.asActivity) {
+              events.push(activityEvent(activityRecord(activityItemOfLog(name, attrs), {}, time), opts))
+              return
+            }
             events.push({
               org_id: opts.tenant.org_id,
               workspace_id: opts.tenant.workspace_id,
@@ -110,7 +122,8 @@ function activityTime(v: unknown): bigint {
   throw new RecordRejected(`timestamp ${preview(v)} is neither an ISO 8601 time nor Unix milliseconds`)
 }
 
-function activityRecord(item: unknown, defaults: Record<string, unknown>): { name: string; time: bigint; attrs: Record<string, string> } {
+/** An activity record's event name, time (`time`, else its timestamp) and attributes; throws RecordRejected. */
+function activityRecord(item: unknown, defaults: Record<string, unknown>, time?: bigint): { name: string; time: bigint; attrs: Record<string, string> } {
   if (!isObject(item)) throw new RecordRejected('activity is not an object')
   const type = item.type
   if (typeof type !== 'string' || !Object.hasOwn(ACTIVITY_TYPES, type))
@@ -151,7 +164,53 @@ function activityRecord(item: unknown, defaults: Record<string, unknown>): { nam
     if (typeof item.success !== 'boolean') throw new RecordRejected('success is not a boolean')
     attrs.success = String(item.success)
   }
-  return { name: `activity.${type}`, time: activityTime(item.timestamp), attrs }
+  return { name: `activity.${type}`, time: time ?? activityTime(item.timestamp), attrs }
+}
+
+/** Names under which an OTLP record may carry the activity format's top-level fields: those activity events are stored with. */
+const ACTIVITY_ALIASES: Record<string, string> = { user_email: 'user.email', account_id: 'user.account_uuid', session_id: 'session.id', agent: 'service.name' }
+const NUMBER_RE = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/
+
+/**
+ * An OTLP log record sent to the activity endpoint, as an activity record: its
+ * name is the type (`commit` or `activity.commit`), its attributes (the resource's
+ * overlaid by the record's) the fields, under the activity format's names or those
+ * in ACTIVITY_ALIASES. Numbers, booleans and `files` arrive as AnyValues, i.e. as
+ * JSON text here, and are read back; the body is not used.
+ */
+function activityItemOfLog(name: string, attrs: Record<string, string>): Record<string, unknown> {
+  const item = Object.create(null) as Record<string, unknown>
+  Object.assign(item, attrs)
+  for (const [field, alias] of Object.entries(ACTIVITY_ALIASES)) if (item[field] === undefined && attrs[alias] !== undefined) item[field] = attrs[alias]
+  const type = name.replace(/^activity\./, '')
+  item.type = type
+  const numbers: readonly string[] = Object.hasOwn(ACTIVITY_TYPES, type) ? ACTIVITY_TYPES[type as ActivityType].numbers : []
+  for (const field of numbers) if (typeof item[field] === 'string' && NUMBER_RE.test(item[field])) item[field] = Number(item[field])
+  for (const field of ['files', 'success']) {
+    const v = item[field]
+    if (typeof v !== 'string') continue
+    try {
+      item[field] = JSON.parse(v)
+    } catch {
+      // Not JSON: left as text, which the activity rules then reject.
+    }
+  }
+  return item
+}
+
+function activityEvent(r: ReturnType<typeof activityRecord>, opts: { tenant: Tenant; receivedAtMs: number }): CodingAgentEventRecord {
+  return {
+    org_id: opts.tenant.org_id,
+    workspace_id: opts.tenant.workspace_id,
+    source: 'activity',
+    event_name: r.name,
+    time_unix_nano: r.time,
+    severity_text: '',
+    body: '',
+    service_name: r.attrs.agent ?? '',
+    attributes: r.attrs,
+    received_at_ms: opts.receivedAtMs,
+  }
 }
 
 function listOrReject(v: unknown, field: string): unknown[] {
@@ -160,9 +219,15 @@ function listOrReject(v: unknown, field: string): unknown[] {
   return v
 }
 
-/** `{ agent?, user_email?, account_id?, session_id?, activities: [...] }`; the top-level fields are defaults of every record. */
+/**
+ * `{ agent?, user_email?, account_id?, session_id?, activities: [...] }`, the
+ * top-level fields being defaults of every record; or an OTLP/JSON logs envelope
+ * (`resourceLogs`, what every OpenTelemetry logs exporter sends), one activity per
+ * log record.
+ */
 export function decodeActivityRequest(body: unknown, opts: { tenant: Tenant; receivedAtMs: number }): DecodedEvents {
-  if (!isObject(body)) return { ok: false, message: 'body is not an activity object ({"activities": [...]})' }
+  if (!isObject(body)) return { ok: false, message: 'body is not an activity object ({"activities": [...]}) or an OTLP logs object ({"resourceLogs": [...]})' }
+  if (body.resourceLogs !== undefined) return decodeLogsRequest(body, { ...opts, asActivity: true })
   if (!Array.isArray(body.activities)) return { ok: false, message: 'activities is missing or not a list' }
   const defaults: Record<string, unknown> = {}
   for (const k of ['agent', 'user_email', 'account_id', 'session_id']) {
@@ -174,19 +239,7 @@ export function decodeActivityRequest(body: unknown, opts: { tenant: Tenant; rec
   const rejected: RejectedItem[] = []
   for (const item of body.activities) {
     try {
-      const r = activityRecord(item, defaults)
-      events.push({
-        org_id: opts.tenant.org_id,
-        workspace_id: opts.tenant.workspace_id,
-        source: 'activity',
-        event_name: r.name,
-        time_unix_nano: r.time,
-        severity_text: '',
-        body: '',
-        service_name: r.attrs.agent ?? '',
-        attributes: r.attrs,
-        received_at_ms: opts.receivedAtMs,
-      })
+      events.push(activityEvent(activityRecord(item, defaults), opts))
     } catch (err) {
       if (err instanceof RecordRejected) rejected.push({ reason: err.message, item })
       else throw err

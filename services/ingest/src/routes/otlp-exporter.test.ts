@@ -1,13 +1,16 @@
 /**
- * The stock OTel JS OTLP/HTTP JSON exporter against the real ingest HTTP server (on
- * a free port, over the recording bus): what a customer's unmodified SDK sends.
+ * The stock OTel JS OTLP/HTTP JSON exporters (traces, logs) against the real ingest
+ * HTTP server (on a free port, over the recording bus): what a customer's
+ * unmodified SDK sends.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
+import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { resourceFromAttributes } from '@opentelemetry/resources'
+import { LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs'
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
-import { spanV1 } from '@svc/shared/bus/records'
+import { codingAgentEventV1, deadLetterV1, spanV1 } from '@svc/shared/bus/records'
 import { TOPICS } from '@svc/shared/bus/topics'
 import { loadConfig } from '@svc/shared/config'
 import { createLogger } from '@svc/shared/log'
@@ -55,5 +58,39 @@ describe('stock OTLP/HTTP JSON exporter', () => {
     expect(JSON.parse(gotChild.events_json)).toMatchObject([{ name: 'gen_ai.choice', attributes: { index: 0 } }])
     expect(BigInt(gotChild.end_time_unix_nano)).toBeGreaterThanOrEqual(BigInt(gotChild.start_time_unix_nano))
     expect(running.ingest.metrics.accepted_spans).toBe(2)
+  })
+})
+
+describe('stock OTLP/HTTP JSON logs exporter, pointed at the activity endpoint', () => {
+  it('each log record lands as an activity record; one that breaks the activity rules is dead-lettered', async () => {
+    const exporter = new OTLPLogExporter({ url: `http://127.0.0.1:${running.port}/v1/otlp/coding-agent/v1/activity`, headers: { 'x-svc-api-key': KEY } })
+    const provider = new LoggerProvider({
+      resource: resourceFromAttributes({ 'service.name': 'git-hook', 'user.email': 'dana@acme.com' }),
+      processors: [new SimpleLogRecordProcessor(exporter)],
+    })
+    const logger = provider.getLogger('activity', '1.0.0')
+    const when = Date.parse('2026-01-31T10:42:30Z')
+    logger.emit({
+      eventName: 'commit',
+      timestamp: new Date(when),
+      body: 'committed',
+      attributes: { commit_sha: 'c0ffee12', repository: 'acme/api', 'session.id': 'dana-s1', files: [{ path: 'src/app.ts', lines_added: 3, lines_removed: 1 }] as never },
+    })
+    logger.emit({ eventName: 'activity.api_request', timestamp: new Date(when), attributes: { model: 'gpt-5', cost_usd: 0.2, input_tokens: 100, output_tokens: 50 } })
+    logger.emit({ eventName: 'file_edit', timestamp: new Date(when), attributes: { lines_added: 2 } })
+    await provider.forceFlush()
+    await provider.shutdown()
+
+    const events = bus.records(TOPICS.codingAgentEvents).map((r) => codingAgentEventV1.decode(r.value))
+    expect(events.map((e) => [e.source, e.event_name, e.time_unix_nano])).toEqual([
+      ['activity', 'activity.commit', BigInt(when) * 1_000_000n],
+      ['activity', 'activity.api_request', BigInt(when) * 1_000_000n],
+    ])
+    expect(events[0]).toMatchObject({ org_id: ORG.id, workspace_id: WS.id, service_name: 'git-hook', body: '' })
+    expect(events[0]!.attributes).toMatchObject({ commit_sha: 'c0ffee12', repository: 'acme/api', 'user.email': 'dana@acme.com', 'session.id': 'dana-s1', agent: 'git-hook' })
+    expect(JSON.parse(events[0]!.attributes.files!)).toEqual([{ path: 'src/app.ts', lines_added: 3, lines_removed: 1 }])
+    expect(events[1]!.attributes).toMatchObject({ model: 'gpt-5', cost_usd: '0.2', input_tokens: '100', output_tokens: '50' })
+    const dl = bus.records(TOPICS.spansRawDlq).map((r) => deadLetterV1.decode(r.value))
+    expect(dl).toMatchObject([{ source: 'ingest.coding-agent.activity', reason: 'file_edit needs a file_path' }])
   })
 })
