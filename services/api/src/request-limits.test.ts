@@ -79,7 +79,7 @@ const fileTail = `\r\n--${BOUNDARY}--\r\n`
 describe('request body size', () => {
   it('a 17 MiB login body is refused with a JSON 413, announced or not', async () => {
     const big = JSON.stringify({ email: 'a@b.c', password: 'x'.repeat(17 * 1024 * 1024) })
-    for (const headers of [{}, { 'content-length': String(big.length) }]) {
+    for (const headers of [{}, { 'content-length': String(big.length) }] as Array<Record<string, string>>) {
       const res = await h.app.request('/v1/auth/login', { method: 'POST', body: big, headers: { 'content-type': 'application/json', ...headers } })
       expect(res.status).toBe(413)
       expect(await res.json()).toMatchObject({ error: 'payload_too_large', detail: { max_bytes: MAX_BODY } })
@@ -94,7 +94,7 @@ describe('request body size', () => {
   })
 
   it('every route has the limit, unknown routes too', async () => {
-    for (const [method, path] of [['PATCH', `${WS_PATH}/settings/capture-text`], ['DELETE', `${WS_PATH}/api-keys/k1`], ['POST', '/v1/nope']]) {
+    for (const [method, path] of [['PATCH', `${WS_PATH}/settings/capture-text`], ['DELETE', `${WS_PATH}/api-keys/k1`], ['POST', '/v1/nope']] as const) {
       const res = await streamed(method, path, chunkedBody(MAX_BODY + CHUNK).stream)
       expect(res.status, `${method} ${path}`).toBe(413)
     }

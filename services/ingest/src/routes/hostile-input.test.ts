@@ -146,7 +146,7 @@ describe('memory held by request bodies', () => {
     })
     const settled = new Set<number>()
     const responses = bodies.map((b, i) =>
-      ingest.app.request('/v1/otlp/traces', { method: 'POST', body: b.stream, duplex: 'half', headers } as RequestInit).then((res) => (settled.add(i), res)),
+      Promise.resolve(ingest.app.request('/v1/otlp/traces', { method: 'POST', body: b.stream, duplex: 'half', headers } as RequestInit)).then((res) => (settled.add(i), res)),
     )
     // Every request has either read its first 96 KiB (and waits for the rest) or been answered.
     await Promise.all(bodies.map((b, i) => Promise.race([b.paused, responses[i]])))
