@@ -1,6 +1,7 @@
 /**
  * Cost budgets of a workspace: caps per day and per month (UTC), each with a warn
  * threshold. Advisory only: crossing a threshold raises an alert, never blocks.
+ * The cost_budget setting's schema is in the settings catalog (control/settings.ts).
  */
 export const BUDGET_PERIODS = ['day', 'month'] as const
 export type BudgetPeriod = (typeof BUDGET_PERIODS)[number]
@@ -10,7 +11,6 @@ export interface PeriodBudget {
   cap_usd: number
   warn_pct: number
 }
-export type Budgets = Partial<Record<BudgetPeriod, PeriodBudget>>
 
 /** Start of the UTC day and month containing `nowMs`. */
 export function periodStarts(nowMs: number): Record<BudgetPeriod, Date> {
