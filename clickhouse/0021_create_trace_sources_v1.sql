@@ -13,15 +13,20 @@
 -- (argMax(..., analysed_at) per trace, exact before merges too) and sum by source.
 --
 -- ORDER BY (workspace_id, trace_id): the list reads one workspace; a trace is the
--- unit replaced. TTL: the trace's own expiry, as its other derived rows.
+-- unit replaced. TTL: the trace's own expiry, as its other derived rows (the
+-- retention sweep deletes them with their trace).
+--
+-- sources_v1 is left as it was, no longer written: what it counted before this
+-- migration is added on read (a trace analysed before and again after it counts
+-- in both).
 CREATE TABLE IF NOT EXISTS trace_sources_v1
 (
     workspace_id UUID,
-    trace_id     String                                COMMENT 'Empty for the legacy row carrying sources_v1 totals',
+    trace_id     String,
     analysed_at  DateTime64(3, 'UTC')                  COMMENT 'computed_at of the result; the newest analysis of a trace wins',
     domains      Array(String)                         COMMENT 'Host of a URL, or the knowledge-base id of a non-URL document',
     kinds        Array(LowCardinality(String))         COMMENT 'internal_kb, web, tool or citation',
-    citations    Array(UInt32)                         COMMENT 'Uses of the source: 1 per trace (the legacy row: sources_v1 totals)',
+    citations    Array(UInt32)                         COMMENT '1 when the trace cited the source, 0 when only verdicts name it',
     supported    Array(UInt32)                         COMMENT 'Claims backed by the source that proved supported',
     unsupported  Array(UInt32)                         COMMENT 'Claims backed by the source that proved unsupported or contradicted',
     last_seen    Array(DateTime64(3, 'UTC'))           COMMENT 'When the trace used the source',
@@ -30,20 +35,4 @@ CREATE TABLE IF NOT EXISTS trace_sources_v1
 ENGINE = ReplacingMergeTree(analysed_at)
 ORDER BY (workspace_id, trace_id)
 TTL expires_at DELETE
-COMMENT 'Per trace: the sources it used; read the newest row per trace and sum by (domain, kind).';
-
--- What sources_v1 counted before this migration, carried over as one row per
--- workspace (no trace: those totals cannot be split by trace). Repeating this (two
--- processes migrating at once) writes the same rows, which collapse. sources_v1 is
--- left in place, no longer written.
-INSERT INTO trace_sources_v1 (workspace_id, trace_id, analysed_at, domains, kinds, citations, supported, unsupported, last_seen, expires_at)
-SELECT workspace_id, '', toDateTime64(0, 3, 'UTC'), groupArray(domain), groupArray(kind), groupArray(toUInt32(c)), groupArray(toUInt32(s)), groupArray(toUInt32(u)), groupArray(ls),
-       toDateTime('2106-02-07 00:00:00', 'UTC')
-FROM
-(
-    SELECT workspace_id, domain, kind, sum(citations) AS c, sum(supported) AS s, sum(unsupported) AS u, max(last_seen) AS ls
-    FROM sources_v1
-    GROUP BY workspace_id, domain, kind
-    ORDER BY workspace_id, domain, kind
-)
-GROUP BY workspace_id;
+COMMENT 'Per trace: the sources it used; read the newest row per trace and sum by (domain, kind).'

@@ -139,24 +139,30 @@ describe('latency by phase and its drill-down', () => {
 
 describe('sources', () => {
   it('lists cited sources with a neutral prior that moves with the engine\'s feedback', async () => {
-    const { recordCitations, recordSourceFeedback, sourceDomain } = await import('@svc/shared/store/queries/sources')
+    const { recordTraceSources, sourceDomain, traceSources } = await import('@svc/shared/store/queries/sources')
     expect((await get('/sources')).body).toEqual({ sources: [] })
     expect(sourceDomain('https://www.KB.example.com/refunds#s2')).toBe('kb.example.com')
     expect(sourceDomain('kb/refunds.md')).toBe('kb')
     const seen = Date.now() - 5000
-    await recordCitations(h.store, [
-      { workspace_id: WS, domain: 'kb.example.com', kind: 'internal_kb', seen_at_ms: seen - 1000 },
-      { workspace_id: WS, domain: 'kb.example.com', kind: 'internal_kb', seen_at_ms: seen },
-      { workspace_id: WS, domain: 'blog.example.org', kind: 'web', seen_at_ms: seen },
+    const expires_at_s = Math.floor(Date.now() / 1000) + 3600
+    const cite = (domain: string, kind: 'internal_kb' | 'web', at: number) => ({ workspace_id: WS, domain, kind, seen_at_ms: at })
+    const analysis = (trace: string, at: number, cited: ReturnType<typeof cite>[], verdicts: Array<{ domain: string; kind: 'internal_kb' | 'web'; supported: number; unsupported: number }> = []) =>
+      traceSources({ workspace_id: WS, trace_id: trace.repeat(32), analysed_at_ms: at, expires_at_s }, cited, verdicts.map((v) => ({ workspace_id: WS, ...v })))
+    await recordTraceSources(h.store, [
+      analysis('a', seen - 1000, [cite('kb.example.com', 'internal_kb', seen - 1000)]),
+      analysis('b', seen, [cite('kb.example.com', 'internal_kb', seen), cite('blog.example.org', 'web', seen)]),
     ])
     const before = (await get('/sources')).body.sources
     expect(before).toEqual([
       { domain: 'kb.example.com', kind: 'internal_kb', authority_prior: 0.5, citation_count: 2, last_seen: new Date(seen).toISOString() },
       { domain: 'blog.example.org', kind: 'web', authority_prior: 0.5, citation_count: 1, last_seen: new Date(seen).toISOString() },
     ])
-    await recordSourceFeedback(h.store, [
-      { workspace_id: WS, domain: 'kb.example.com', kind: 'internal_kb', supported: 8, unsupported: 0 },
-      { workspace_id: WS, domain: 'blog.example.org', kind: 'web', supported: 0, unsupported: 3 },
+    // The sources engine's verdicts arrive with trace b's analysis (a newer one replaces the older).
+    await recordTraceSources(h.store, [
+      analysis('b', seen + 1, [cite('kb.example.com', 'internal_kb', seen), cite('blog.example.org', 'web', seen)], [
+        { domain: 'kb.example.com', kind: 'internal_kb', supported: 8, unsupported: 0 },
+        { domain: 'blog.example.org', kind: 'web', supported: 0, unsupported: 3 },
+      ]),
     ])
     const after = Object.fromEntries((await get('/sources')).body.sources.map((s: TestJson) => [s.domain, s]))
     expect(after['kb.example.com']).toMatchObject({ authority_prior: 0.9, citation_count: 2, last_seen: new Date(seen).toISOString() })

@@ -1,6 +1,7 @@
 /**
  * The results sink on the real embedded log and embedded ClickHouse: results that
- * cannot be landed are dead-lettered and the batch goes on.
+ * cannot be landed are dead-lettered and the batch goes on; the sources engine's
+ * citations and verdicts count each trace once, as its newest analysis saw them.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -8,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEmbeddedBus } from '@svc/shared/bus/embedded/index'
 import { deadLetterV1, engineResultV1, type EngineResultRecord } from '@svc/shared/bus/records'
-import { runConsumer } from '@svc/shared/bus/run-consumer'
+import { consumerBatchHandler, runConsumer } from '@svc/shared/bus/run-consumer'
 import { dlqTopic, GROUPS, TOPICS } from '@svc/shared/bus/topics'
 import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
 import { loadConfig } from '@svc/shared/config'
@@ -17,7 +18,9 @@ import { createLogger } from '@svc/shared/log'
 import { latestEngineResults } from '@svc/shared/store/queries/engine-results'
 import { createStore } from '@svc/shared/store/index'
 import { migrate } from '@svc/shared/store/migrate'
+import { listSources, type SourceCitation, type SourceFeedback } from '@svc/shared/store/queries/sources'
 import type { Store } from '@svc/shared/store/types'
+import { workspacePriors } from './priors.js'
 import { resultSinkConsumer } from './result-sink.js'
 
 const log = createLogger({ level: 'silent' })
@@ -86,5 +89,55 @@ describe('results sink', () => {
     ])
     expect(dead[1]!.reason).toMatch(/not JSON/)
     expect(engineResultV1.decode(dead[2]!.original_value!).trace_id).toBe('c'.repeat(32))
+  })
+
+  describe('sources', () => {
+    const SWS = stableUuid('ws:result-sink-sources')
+    let offset = 0
+    const sourcesResult = (trace: string, computedAt: number, cited: Array<[string, SourceCitation['kind']]>, verdicts: Array<[string, SourceCitation['kind'], number, number]>) => ({
+      topic: TOPICS.engineResults, partition: 0, offset: String(offset++), key: null, timestamp: computedAt,
+      value: engineResultV1.encode(result(trace, {
+        workspace_id: SWS, engine: 'sources', computed_at_ms: computedAt,
+        extras_json: JSON.stringify({
+          citations: cited.map(([domain, kind]): SourceCitation => ({ workspace_id: SWS, domain, kind, seen_at_ms: computedAt })),
+          feedback: verdicts.map(([domain, kind, supported, unsupported]): SourceFeedback => ({ workspace_id: SWS, domain, kind, supported, unsupported })),
+        }),
+      })),
+    }) satisfies ConsumedRecord
+    const sink = () => consumerBatchHandler(bus, resultSinkConsumer(store, log))
+    const listed = async () => Object.fromEntries((await listSources(store, SWS)).map((s) => [s.domain, s]))
+    const T1 = '1'.repeat(32)
+    const T2 = '2'.repeat(32)
+    const at = 1_700_000_000_000
+
+    it('counts a result delivered twice once', async () => {
+      const first = sourcesResult(T1, at, [['kb.example.com', 'internal_kb'], ['blog.example.org', 'web']], [['kb.example.com', 'internal_kb', 2, 0], ['blog.example.org', 'web', 0, 1]])
+      await sink()([first])
+      // A replay after a crash: the same result again, in another batch.
+      await sink()([first, { ...first, offset: String(offset++) }])
+      const s = await listed()
+      expect(s['kb.example.com']).toMatchObject({ citation_count: 1, authority_prior: 0.75, last_seen: new Date(at).toISOString() })
+      expect(s['blog.example.org']).toMatchObject({ citation_count: 1, authority_prior: 0.333333 })
+    })
+
+    it('replaces a re-analysed trace\'s sources and verdicts with its newest analysis, in the list and the priors', async () => {
+      // A late span re-armed T1: the sources engine ran again and judged differently; blog.example.org is no longer used.
+      const later = at + 60_000
+      await sink()([sourcesResult(T1, later, [['kb.example.com', 'internal_kb'], ['docs.example.net', 'web']], [['kb.example.com', 'internal_kb', 0, 1]])])
+      // The older analysis delivered late (a replay) changes nothing.
+      await sink()([sourcesResult(T1, at, [['kb.example.com', 'internal_kb'], ['blog.example.org', 'web']], [['kb.example.com', 'internal_kb', 2, 0]])])
+      await sink()([sourcesResult(T2, later, [['kb.example.com', 'internal_kb']], [['kb.example.com', 'internal_kb', 1, 0]])])
+      const s = await listed()
+      expect(Object.keys(s).sort()).toEqual(['docs.example.net', 'kb.example.com'])
+      expect(s['kb.example.com']).toMatchObject({ citation_count: 2, authority_prior: 0.5, last_seen: new Date(later).toISOString() })
+      expect(s['docs.example.net']).toMatchObject({ citation_count: 1, authority_prior: 0.5 })
+      const prior = await workspacePriors(store).of(SWS)
+      expect(prior('https://kb.example.com/refunds', 'internal_kb')).toBe(0.5)
+      expect(prior('https://blog.example.org/post', 'web')).toBe(0.5)
+
+      // A re-analysis that cites nothing any more takes the trace's sources away.
+      await sink()([sourcesResult(T2, later + 1, [], [])])
+      expect((await listed())['kb.example.com']).toMatchObject({ citation_count: 1, authority_prior: 0.333333 })
+    })
   })
 })

@@ -1,13 +1,12 @@
 /**
  * The results sink: engine.results.v1 -> engine_results_v1 (every engine), plus
  * the rows some results imply elsewhere: the grade of content_reliability in
- * trace_scores_v1 (what the trace list shows and grade_min filters on), and the
- * citations and authority feedback of sources in sources_v1, and alignment's flags
- * in alignment_flags_v1.
+ * trace_scores_v1 (what the trace list shows and grade_min filters on), the
+ * citations and authority feedback of sources in trace_sources_v1, and alignment's
+ * flags in alignment_flags_v1.
  *
- * engine_results_v1 and trace_scores_v1 keep the newest row per key, so a replayed
- * batch collapses. sources_v1 is additive: a batch replayed after a crash between
- * the insert and the commit counts its citations twice (docs/engines.md).
+ * Every table keeps the newest row per key (per trace for the sources), so a
+ * replayed batch collapses and a re-analysed trace replaces its older result.
  */
 import { engineResultV1, type EngineResultRecord } from '@svc/shared/bus/records'
 import { isStorableUuid, type ConsumerSpec, type Delivered, type Rejection } from '@svc/shared/bus/run-consumer'
@@ -15,7 +14,7 @@ import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
 import type { Logger } from '@svc/shared/log'
 import { insertFlags, type FlagRow } from '@svc/shared/store/queries/alignment'
 import { insertEngineResults, insertTraceScores, type TraceScoreRow } from '@svc/shared/store/queries/engine-results'
-import { recordCitations, recordSourceFeedback, type SourceCitation, type SourceFeedback } from '@svc/shared/store/queries/sources'
+import { recordTraceSources, traceSources, type SourceCitation, type SourceFeedback, type TraceSources } from '@svc/shared/store/queries/sources'
 import type { Store } from '@svc/shared/store/types'
 
 /** The extras each engine may attach to its result. */
@@ -61,14 +60,14 @@ async function landResults(store: Store, batch: Array<Delivered<EngineResultReco
     else results.push({ r, extras: checked.extras })
   }
   const scores: TraceScoreRow[] = []
-  const citations: SourceCitation[] = []
-  const feedback: SourceFeedback[] = []
+  const sources: TraceSources[] = []
   const flags: FlagRow[] = []
   for (const { r, extras } of results) {
     if (extras.score)
       scores.push({ workspace_id: r.workspace_id, trace_id: r.trace_id, ...extras.score, scored_at: String(r.computed_at_ms), expires_at: r.expires_at_s })
-    if (extras.citations) citations.push(...extras.citations)
-    if (extras.feedback) feedback.push(...extras.feedback)
+    // The sources engine's result, even with nothing cited: it replaces what an older analysis recorded.
+    if (extras.citations || extras.feedback)
+      sources.push(traceSources({ workspace_id: r.workspace_id, trace_id: r.trace_id, analysed_at_ms: r.computed_at_ms, expires_at_s: r.expires_at_s }, extras.citations ?? [], extras.feedback ?? []))
     for (const f of extras.flags ?? [])
       flags.push({
         workspace_id: r.workspace_id,
@@ -103,8 +102,7 @@ async function landResults(store: Store, batch: Array<Delivered<EngineResultReco
       })),
     ),
     insertTraceScores(store, scores),
-    recordCitations(store, citations),
-    recordSourceFeedback(store, feedback),
+    recordTraceSources(store, sources),
     insertFlags(store, flags),
   ])
   return rejected

@@ -84,6 +84,12 @@ export interface ConsumerSpec<T> {
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 500)
 
+/**
+ * Whether ClickHouse's UUID columns take this id. A handler rejects a record whose
+ * id they would refuse: one bad row fails its whole insert, and so its batch, forever.
+ */
+export const isStorableUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)
+
 /** The workspace a record's key names: keys are `workspace_id` or `workspace_id:<trace, session, document>`. */
 export const keyWorkspace = (key: Buffer | null) => (key ? key.toString().split(':')[0]! : '')
 

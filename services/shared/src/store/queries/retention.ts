@@ -5,8 +5,9 @@
  * A trace is inside a workspace's window while it started (its earliest span) at
  * or after the window's floor. Outside it, all of it goes: its spans, its traces_v1
  * rows, and every row derived from it (PER_TRACE_TABLES). Dead letters go by when
- * they were received. Roll-ups (usage, latency, drift, sources, engine runs) hold
- * neither text nor trace ids and outlive the window by design.
+ * they were received. Roll-ups (usage, latency, drift, the sources counted before
+ * trace_sources_v1, engine runs) hold neither text nor trace ids and outlive the
+ * window by design.
  */
 import type { Store } from '../types.js'
 
@@ -20,6 +21,7 @@ export const PER_TRACE_TABLES = {
   engine_results_v1: 'computed_at',
   alignment_flags_v1: 'computed_at',
   trace_completions_v1: 'completed_at',
+  trace_sources_v1: 'analysed_at',
 } as const
 export type PerTraceTable = keyof typeof PER_TRACE_TABLES
 

@@ -1,7 +1,8 @@
 /**
- * Sources a workspace's traces cite (clickhouse/0010_create_sources_v1.sql): the
- * list the API serves and the two write paths, citations (from traces) and the
- * authority feedback of the sources engine.
+ * Sources a workspace's traces cite (clickhouse/0021_create_trace_sources_v1.sql):
+ * the list the API serves and the learned priors the sources engine reads, and the
+ * one write path, a trace's sources as its newest analysis saw them (citations and
+ * the authority feedback of the sources engine together).
  */
 import type { Store } from '../types.js'
 
@@ -37,27 +38,82 @@ export function sourceDomain(ref: string): string {
   return ref.split(/[/#?]/)[0]!.toLowerCase() || ref
 }
 
-export async function recordCitations(store: Store, citations: SourceCitation[]): Promise<void> {
-  if (citations.length === 0) return
+/** One analysed trace's sources: the result's citations and feedback, by (domain, kind). */
+export interface TraceSources {
+  workspace_id: string
+  trace_id: string
+  /** The result's computed_at: a trace's newest analysis replaces its older ones. */
+  analysed_at_ms: number
+  expires_at_s: number
+  sources: Array<{ domain: string; kind: SourceKind; citations: number; supported: number; unsupported: number; seen_at_ms: number }>
+}
+
+/** A trace's row from one analysis: each source it used once, with the verdicts on the claims it backed. */
+export function traceSources(trace: Omit<TraceSources, 'sources'>, citations: SourceCitation[], feedback: SourceFeedback[]): TraceSources {
+  const bySource = new Map<string, TraceSources['sources'][number]>()
+  const entry = (domain: string, kind: SourceKind) => {
+    const key = `${domain}\u0000${kind}`
+    let e = bySource.get(key)
+    if (!e) bySource.set(key, (e = { domain, kind, citations: 0, supported: 0, unsupported: 0, seen_at_ms: 0 }))
+    return e
+  }
+  for (const c of citations) {
+    const e = entry(c.domain, c.kind)
+    e.citations = 1
+    e.seen_at_ms = c.seen_at_ms
+  }
+  for (const f of feedback) {
+    const e = entry(f.domain, f.kind)
+    e.supported += f.supported
+    e.unsupported += f.unsupported
+  }
+  return { ...trace, sources: [...bySource.values()] }
+}
+
+export async function recordTraceSources(store: Store, traces: TraceSources[]): Promise<void> {
+  if (traces.length === 0) return
   await store.insert(
-    'sources_v1',
-    citations.map((c) => ({ workspace_id: c.workspace_id, domain: c.domain, kind: c.kind, citations: 1, supported: 0, unsupported: 0, last_seen: String(c.seen_at_ms) })),
+    'trace_sources_v1',
+    traces.map((t) => ({
+      workspace_id: t.workspace_id,
+      trace_id: t.trace_id,
+      analysed_at: String(t.analysed_at_ms),
+      domains: t.sources.map((s) => s.domain),
+      kinds: t.sources.map((s) => s.kind),
+      citations: t.sources.map((s) => s.citations),
+      supported: t.sources.map((s) => s.supported),
+      unsupported: t.sources.map((s) => s.unsupported),
+      last_seen: t.sources.map((s) => String(s.seen_at_ms)),
+      expires_at: t.expires_at_s,
+    })),
+    { tag: 'sources.record' },
   )
 }
 
-export async function recordSourceFeedback(store: Store, feedback: SourceFeedback[]): Promise<void> {
-  if (feedback.length === 0) return
-  await store.insert(
-    'sources_v1',
-    // last_seen is left to its default (the epoch), which max() ignores.
-    feedback.map((f) => ({ workspace_id: f.workspace_id, domain: f.domain, kind: f.kind, citations: 0, supported: f.supported, unsupported: f.unsupported })),
-  )
-}
-
+/**
+ * Each source of a workspace over its traces' newest analyses: how many traces used
+ * it, the verdicts on the claims it backed, when last used; plus what sources_v1
+ * counted before trace_sources_v1 existed (migration 0021).
+ */
 export async function listSources(store: Store, workspaceId: string, limit = 1000) {
   const rows = await store.query<{ domain: string; kind: string; citations: number; supported: number; unsupported: number; last_seen_ms: number }>(
-    `SELECT domain, kind, sum(citations) AS citations, sum(supported) AS supported, sum(unsupported) AS unsupported, toUnixTimestamp64Milli(max(last_seen)) AS last_seen_ms
-FROM sources_v1 WHERE workspace_id = {ws:UUID}
+    `SELECT domain, kind, sum(c) AS citations, sum(s) AS supported, sum(u) AS unsupported, toUnixTimestamp64Milli(max(seen)) AS last_seen_ms
+FROM
+(
+    SELECT domain, kind, toUInt64(c) AS c, toUInt64(s) AS s, toUInt64(u) AS u, seen
+    FROM
+    (
+        SELECT argMax(tuple(domains, kinds, citations, supported, unsupported, last_seen), analysed_at) AS newest
+        FROM trace_sources_v1
+        WHERE workspace_id = {ws:UUID}
+        GROUP BY trace_id
+    )
+    ARRAY JOIN newest.1 AS domain, newest.2 AS kind, newest.3 AS c, newest.4 AS s, newest.5 AS u, newest.6 AS seen
+    UNION ALL
+    SELECT domain, toString(kind), citations, supported, unsupported, last_seen
+    FROM sources_v1
+    WHERE workspace_id = {ws:UUID}
+)
 GROUP BY domain, kind
 ORDER BY citations DESC, domain, kind
 LIMIT {limit:UInt32}`,
