@@ -1,10 +1,10 @@
 import { listSources, sourceDomain } from '@svc/shared/store/queries/sources'
 import type { Store } from '@svc/shared/store/types'
 
-/** Priors change slowly (one feedback row per analysed trace); a short cache saves a query per batch. */
+/** Priors change slowly (one row per analysed trace); a short cache saves a query per batch. */
 const TTL_MS = 10_000
 
-/** A workspace's learned authority priors (sources_v1), neutral 0.5 for a domain never seen. */
+/** A workspace's learned authority priors (listSources: each trace's newest analysis), neutral 0.5 for a domain never seen. */
 export function workspacePriors(store: Store) {
   const cache = new Map<string, { at: number; lookup: (domain: string, kind: string) => number }>()
   return {
