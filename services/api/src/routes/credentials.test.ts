@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { NewControlEvent } from '@svc/shared/control/control-plane'
 import { llmContext, openSecret, sealSecret } from '@svc/shared/control/envelope'
+import type { TestJson } from '@svc/shared/test-support/json'
 import { apiHarness, ORG, type Harness } from '../test-support/harness.js'
 
 const DEV = `dr_${'d'.repeat(40)}`
@@ -39,7 +40,7 @@ afterAll(async () => {
   await open?.close()
 })
 
-async function put(body: unknown, on: Harness = h): Promise<{ status: number; body: any }> {
+async function put(body: unknown, on: Harness = h): Promise<{ status: number; body: TestJson }> {
   const res = await on.app.request(PATH, { method: 'PUT', headers: { 'content-type': 'application/json', 'x-svc-api-key': DEV }, body: JSON.stringify(body) })
   return { status: res.status, body: await res.json() }
 }

@@ -25,7 +25,7 @@ function recordingCache(preset: Record<string, string> = {}): Cache & { writes: 
     kind: 'redis',
     writes,
     get: async (k) => (await ready, inner.get(k)),
-    set: async (k, v, ttl) => void writes.push(`set ${k}`),
+    set: async (k) => void writes.push(`set ${k}`),
     setIfAbsent: async (k) => (writes.push(`setIfAbsent ${k}`), true),
     del: async (k) => void writes.push(`del ${k}`),
     incrBy: async (k) => (writes.push(`incrBy ${k}`), 1),
