@@ -55,6 +55,7 @@ export interface LlmCredential {
   api_key_last4: string
   updated_at_ms: number
 }
+
 /**
  * Whether a credential update without a new key (`secret` null: keep the stored
  * one) would send the stored key to another provider or endpoint than the one it
