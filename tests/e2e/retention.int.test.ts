@@ -34,6 +34,8 @@ const NEW_OUTPUT = 'For a migraine you can take 500 mg of paracetamol every four
 const OLD_USER = 'old-user-7c1e'
 const NEW_USER = 'new-user-2b9d'
 const OLD_DEAD_LETTER = 'old-dead-letter-5f0a'
+/** The knowledge base only the old traces cite (a source of the list: its domain). */
+const OLD_SOURCE = 'oldkb5e1a'
 
 interface Body {
   route: string
@@ -60,9 +62,10 @@ describe('retention reaches every table and endpoint (embedded bus)', () => {
   const call = (w: Ws, path: string, init: RequestInit = {}) =>
     fetch(s.apiUrl + path, { ...init, headers: { 'x-svc-api-key': w.key, 'content-type': 'application/json', ...(init.headers ?? {}) } })
 
-  /** The refund fixture (claims, sources, decisions) and a dosage answer for alignment, both started `ageMs` ago. */
-  const sendTraces = async (w: Ws, ageMs: number, output: string, endUser: string) => {
-    const rag = loadFixture('rag-refund-policy-supported.json').spans as Array<Record<string, unknown>>
+  /** The refund fixture (claims, sources in knowledge base `kb`, decisions) and a dosage answer for alignment, both started `ageMs` ago. */
+  const sendTraces = async (w: Ws, ageMs: number, output: string, endUser: string, kb: string) => {
+    const fixture = JSON.stringify(loadFixture('rag-refund-policy-supported.json').spans).replaceAll('kb/', `${kb}/`)
+    const rag = JSON.parse(fixture) as Array<Record<string, unknown>>
     const ragId = hex(16)
     const first = rag.reduce((m, x) => (BigInt(String(x.start_time_unix_ns)) < m ? BigInt(String(x.start_time_unix_ns)) : m), BigInt(String(rag[0]!.start_time_unix_ns)))
     const shift = BigInt(Date.now() - ageMs) * 1_000_000n - first
@@ -139,8 +142,8 @@ WHERE ${t.traceKeyed ? 'trace_id IN {ids:Array(String)} OR ' : ''}multiSearchAny
     }
 
     for (const w of [main, other]) {
-      w.old = await sendTraces(w, OLD_AGE_MS, OLD_OUTPUT, OLD_USER)
-      w.fresh = await sendTraces(w, NEW_AGE_MS, NEW_OUTPUT, NEW_USER)
+      w.old = await sendTraces(w, OLD_AGE_MS, OLD_OUTPUT, OLD_USER, OLD_SOURCE)
+      w.fresh = await sendTraces(w, NEW_AGE_MS, NEW_OUTPUT, NEW_USER, 'kb')
       await s.store.insert('dead_letters_v1', [
         { org_id: s.control.state.workspaces.get(w.id)!.org_id, workspace_id: w.id, source: 'ingest.otlp', reason: 'test', payload: JSON.stringify({ note: OLD_DEAD_LETTER }), received_at: String(Date.now() - OLD_AGE_MS), dlq_topic: 'spans.raw.v1.dlq', dlq_partition: 0, dlq_offset: 1 },
       ])
@@ -186,7 +189,7 @@ WHERE ${t.traceKeyed ? 'trace_id IN {ids:Array(String)} OR ' : ''}multiSearchAny
   }
   /** Nothing of the old traces in any body: no trace or span id, no text, no end user. */
   const expectNothingOld = (bodies: Body[], w: Ws) => {
-    const markers = [...w.old, OLD_OUTPUT, OLD_USER, OLD_DEAD_LETTER]
+    const markers = [...w.old, OLD_OUTPUT, OLD_USER, OLD_DEAD_LETTER, OLD_SOURCE]
     // A 404 names the trace it was asked for; that is all it says of it.
     for (const b of bodies) for (const m of markers) if (!(b.status === 404 && m === b.trace)) expect.soft(b.text.includes(m), `${b.route} (${b.status}) serves ${m}: ${b.text.slice(0, 300)}`).toBe(false)
   }
@@ -195,6 +198,7 @@ WHERE ${t.traceKeyed ? 'trace_id IN {ids:Array(String)} OR ' : ''}multiSearchAny
     // Before: the old traces are served like the new ones.
     for (const t of [...main.old, ...main.fresh]) expect((await call(main, `${wsPath(main)}/traces/${t}`)).status).toBe(200)
     expect(((await (await call(main, `${wsPath(main)}/alignment/by-user`)).json()) as { users: Array<{ end_user: string }> }).users.map((u) => u.end_user).sort()).toEqual([NEW_USER, OLD_USER])
+    expect(((await (await call(main, `${wsPath(main)}/sources`)).json()) as { sources: Array<{ domain: string }> }).sources.map((x) => x.domain)).toContain(OLD_SOURCE)
     const otherBefore = await traceRows(other, other.old)
 
     const preview = await (await call(main, `${wsPath(main)}/retention:preview`, { method: 'POST', body: JSON.stringify({ hours: 24 }) })).json() as { confirm_token: string; traces_affected: number }
@@ -220,7 +224,7 @@ WHERE ${t.traceKeyed ? 'trace_id IN {ids:Array(String)} OR ' : ''}multiSearchAny
     // After the sweep: no row of the old traces in any table, nothing older than the cutoff
     // that carries their text (dead letters included), and the reads still serve none of it.
     const cutoffMs = Date.now() - 25 * HOUR
-    const markers = [...main.old, OLD_OUTPUT, OLD_USER, OLD_DEAD_LETTER]
+    const markers = [...main.old, OLD_OUTPUT, OLD_USER, OLD_DEAD_LETTER, OLD_SOURCE]
     for (const t of await workspaceTables()) expect.soft(await rowsCarrying(main, t, main.old, markers), `${t.table} keeps data of the expired traces`).toBe(0)
     expect(Number((await rows<{ n: string }>('SELECT count() AS n FROM dead_letters_v1 WHERE workspace_id = {ws:String} AND received_at < fromUnixTimestamp64Milli({c:Int64})', { ws: main.id, c: cutoffMs }))[0]!.n)).toBe(0)
     expectNothingOld(await readEverything(main, [...main.old, ...main.fresh]), main)

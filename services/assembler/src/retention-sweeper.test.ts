@@ -6,6 +6,7 @@ import { createMemoryCache } from '@svc/shared/cache/memory'
 import { loadConfig } from '@svc/shared/config'
 import type { ControlEvent } from '@svc/shared/control/events'
 import { stableUuid } from '@svc/shared/control/secrets'
+import { settingEvent } from '@svc/shared/control/settings'
 import { ControlState } from '@svc/shared/control/state'
 import { createLogger } from '@svc/shared/log'
 import { createStore } from '@svc/shared/store/index'
@@ -33,7 +34,7 @@ const count = async (table: string, ws: string) => Number((await store.query<{ n
 beforeAll(async () => {
   state.apply(ev('org.created', { org_id: ORG, slug: 's', name: 's' }))
   for (const [id, slug] of [[SHORT, 'short'], [LONG, 'long'], [DERIVED, 'derived']]) state.apply(ev('workspace.created', { workspace_id: id, org_id: ORG, slug, name: slug }))
-  for (const ws of [SHORT, DERIVED]) state.apply(ev('workspace.setting_set', { workspace_id: ws, name: 'retention', value: { enabled: true, hours: 24, updated_at_ms: 1 } }))
+  for (const ws of [SHORT, DERIVED]) state.apply(ev('workspace.setting_set', settingEvent(ws, 'retention', { enabled: true, hours: 24, updated_at_ms: 1 }).payload))
   const log = createLogger({ level: 'silent' })
   store = await createStore(loadConfig({ SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'sweep-')) }), log)
   await migrate(store, log)

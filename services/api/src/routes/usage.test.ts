@@ -148,9 +148,18 @@ describe('sources', () => {
     const cite = (domain: string, kind: 'internal_kb' | 'web', at: number) => ({ workspace_id: WS, domain, kind, seen_at_ms: at })
     const analysis = (trace: string, at: number, cited: ReturnType<typeof cite>[], verdicts: Array<{ domain: string; kind: 'internal_kb' | 'web'; supported: number; unsupported: number }> = []) =>
       traceSources({ workspace_id: WS, trace_id: trace.repeat(32), analysed_at_ms: at, expires_at_s }, cited, verdicts.map((v) => ({ workspace_id: WS, ...v })))
+    // The analysed traces; 'c' started 40 days ago, outside the default 30-day window.
+    await h.store.insert('spans_v1', [
+      span({ trace: 'a'.repeat(32), root: true, type: 'agent', agoMs: 7000, ms: 10 }),
+      span({ trace: 'b'.repeat(32), root: true, type: 'agent', agoMs: 6000, ms: 10 }),
+      span({ trace: 'c'.repeat(32), root: true, type: 'agent', agoMs: 40 * 24 * HOUR, ms: 10 }),
+    ])
     await recordTraceSources(h.store, [
       analysis('a', seen - 1000, [cite('kb.example.com', 'internal_kb', seen - 1000)]),
       analysis('b', seen, [cite('kb.example.com', 'internal_kb', seen), cite('blog.example.org', 'web', seen)]),
+      analysis('c', seen, [cite('old.example.net', 'web', seen - 40 * 24 * HOUR)]),
+      // A trace the workspace does not know.
+      analysis('d', seen, [cite('kb.example.com', 'internal_kb', seen)]),
     ])
     const before = (await get('/sources')).body.sources
     expect(before).toEqual([

@@ -177,7 +177,10 @@ export function usageRoutes(store: Store, state: ControlState, opts: { defaultRe
     return c.json({ phase, metric, percentile, period, threshold_ms: thresholdMs, traces })
   })
 
-  mount(app, ROUTES.listSources, state, async (c) => c.json({ sources: await listSources(store, targetWorkspace(c).id) }))
+  mount(app, ROUTES.listSources, state, async (c) => {
+    const ws = targetWorkspace(c)
+    return c.json({ sources: await listSources(store, ws.id, 1000, retentionFloorNs(state, ws.id, opts.defaultRetentionHours)) })
+  })
 
   return app
 }

@@ -5,6 +5,7 @@
  * the authority feedback of the sources engine together).
  */
 import type { Store } from '../types.js'
+import { tracesWithinRetention } from './retention.js'
 
 export type SourceKind = 'internal_kb' | 'web' | 'tool' | 'citation'
 
@@ -93,9 +94,11 @@ export async function recordTraceSources(store: Store, traces: TraceSources[]): 
 /**
  * Each source of a workspace over its traces' newest analyses: how many traces used
  * it, the verdicts on the claims it backed, when last used; plus what sources_v1
- * counted before trace_sources_v1 existed (migration 0021).
+ * counted before trace_sources_v1 existed (migration 0021). With a retention floor
+ * (what the API serves), only traces inside the window count.
  */
-export async function listSources(store: Store, workspaceId: string, limit = 1000) {
+export async function listSources(store: Store, workspaceId: string, limit = 1000, retentionFloorNs?: bigint) {
+  const within = retentionFloorNs === undefined ? '' : `AND trace_id IN (${tracesWithinRetention('SELECT trace_id FROM trace_sources_v1 WHERE workspace_id = {ws:UUID}')})`
   const rows = await store.query<{ domain: string; kind: string; citations: number; supported: number; unsupported: number; last_seen_ms: number }>(
     `SELECT domain, kind, sum(c) AS citations, sum(s) AS supported, sum(u) AS unsupported, toUnixTimestamp64Milli(max(seen)) AS last_seen_ms
 FROM
@@ -105,7 +108,7 @@ FROM
     (
         SELECT argMax(tuple(domains, kinds, citations, supported, unsupported, last_seen), analysed_at) AS newest
         FROM trace_sources_v1
-        WHERE workspace_id = {ws:UUID}
+        WHERE workspace_id = {ws:UUID} ${within}
         GROUP BY trace_id
     )
     ARRAY JOIN newest.1 AS domain, newest.2 AS kind, newest.3 AS c, newest.4 AS s, newest.5 AS u, newest.6 AS seen
@@ -117,7 +120,7 @@ FROM
 GROUP BY domain, kind
 ORDER BY citations DESC, domain, kind
 LIMIT {limit:UInt32}`,
-    { ws: workspaceId, limit },
+    { ws: workspaceId, limit, floorNs: retentionFloorNs?.toString() ?? '0' },
     { tag: 'sources.list' },
   )
   return rows.map((r) => ({
