@@ -1,16 +1,17 @@
 import type { Store } from '../types.js'
 
 /**
- * A workspace's spend since the start of the UTC day and month, from traces_v1's
- * per-trace cost sums (each span counted once). Sums add across a trace's rows, so
- * no GROUP BY is needed; a trace's cost counts in the period its spans' insert block
- * started in.
+ * A workspace's spend since the start of the UTC day and month, from the hourly
+ * usage roll-up (each span counted once, in the hour it started; the period starts
+ * are whole hours, so the sums are exact). The roll-up outlives the workspace's
+ * retention window by design, so a budget keeps counting spend whose spans a
+ * shorter window has since deleted.
  */
 export async function workspaceSpend(store: Store, workspaceId: string, starts: { day: Date; month: Date }): Promise<{ day: number; month: number }> {
   const [row] = await store.query<{ day: number; month: number }>(
-    `SELECT sumIf(cost_usd_total, trace_start >= {day:DateTime64(3)}) AS day, sum(cost_usd_total) AS month
-FROM traces_v1
-WHERE workspace_id = {ws:UUID} AND trace_start >= {month:DateTime64(3)}`,
+    `SELECT sumIf(cost_usd, hour >= toStartOfHour({day:DateTime64(3)})) AS day, sum(cost_usd) AS month
+FROM usage_hourly_v1
+WHERE workspace_id = {ws:UUID} AND hour >= toStartOfHour({month:DateTime64(3)})`,
     { ws: workspaceId, day: String(starts.day.getTime()), month: String(starts.month.getTime()) },
     { tag: 'budgets.spend' },
   )
