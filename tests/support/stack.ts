@@ -36,6 +36,8 @@ export async function startTestStack(mode: BusMode, extraEnv: Record<string, str
     SVC_INIT_USER_PASSWORD: TEST_PASSWORD,
     SVC_TRACE_QUIET_MS: '500',
     SVC_QUIET_BOOTSTRAP: 'true',
+    // Password hashes at a test cost (the default is checked in control/secrets.test.ts).
+    SVC_PASSWORD_SCRYPT_N: '1024',
     // The tests' model and search servers listen on loopback, which the egress guard refuses by default.
     SVC_EGRESS_ALLOW_PRIVATE: 'true',
   }

@@ -8,7 +8,8 @@ import type { ControlWriter } from '@svc/shared/control/control-plane'
 import type { Cache } from '@svc/shared/cache/types'
 import type { MasterKey } from '@svc/shared/control/envelope'
 import { keyUsageRecorder } from '@svc/shared/control/key-usage'
-import { hashPassword } from '@svc/shared/control/secrets'
+import { passwordHasher, type PasswordHasher } from '@svc/shared/control/passwords'
+import { loadConfig, scryptParamsFrom } from '@svc/shared/config'
 import { jsonErrorHandler, jsonNotFound } from '@svc/shared/http/errors'
 import { metricsHandler, requestMetrics } from '@svc/shared/http/request-metrics'
 import type { Logger } from '@svc/shared/log'
@@ -19,7 +20,9 @@ import { authenticate } from './middleware/auth.js'
 import { bodyLimits } from './middleware/body-limit.js'
 import { requestId } from './middleware/request-id.js'
 import { requestLog } from './middleware/request-log.js'
-import { loginRoutes, meRoutes } from './routes/auth.js'
+import { meRoutes } from './routes/auth.js'
+import { loginRoutes } from './routes/login.js'
+import { loginLimitsFrom, type LoginLimits } from './login-throttle.js'
 import { invitationRoutes } from './routes/invitations.js'
 import { apiKeyRoutes } from './routes/api-keys.js'
 import { budgetRoutes } from './routes/budgets.js'
@@ -63,8 +66,17 @@ export interface ApiAppDeps {
   egressAllowPrivate?: boolean
   /** SVC_INVITATION_TTL_HOURS: how long an invitation to an organization can be redeemed (default 168). */
   invitationTtlHours?: number
+  /** Password hashing at SVC_PASSWORD_SCRYPT_N (the default cost otherwise). */
+  passwords?: PasswordHasher
+  /** SVC_LOGIN_*: login rate limits (the defaults otherwise). */
+  loginLimits?: LoginLimits
+  /** SVC_TRUSTED_PROXY_HOPS (default 0: the socket's address is the client's). */
+  trustedProxyHops?: number
   log: Logger
 }
+
+// What an omitted option falls back to: the configuration's own defaults.
+const CONFIG_DEFAULTS = loadConfig({})
 
 export function createApiApp(deps: ApiAppDeps): Hono {
   const { store, jwtSecret } = deps
@@ -80,8 +92,21 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   const maxDocBytes = deps.alignmentMaxDocBytes ?? DEFAULT_MAX_DOC_BYTES
   // Before login and authentication: an unauthenticated caller must not make the process read a huge body either.
   app.use(bodyLimits({ maxBytes: deps.maxBodyBytes ?? 1024 * 1024, upload: { route: ROUTES.uploadAlignmentDoc, maxBytes: maxDocBytes + MULTIPART_OVERHEAD_BYTES } }))
-  app.route('/', loginRoutes({ state, jwtSecret, ttlSeconds: deps.jwtTtlSeconds }))
-  app.route('/', invitationRoutes({ control: deps.control, jwtSecret, hashPassword }))
+  const passwords = deps.passwords ?? passwordHasher(scryptParamsFrom(CONFIG_DEFAULTS))
+  app.route(
+    '/',
+    loginRoutes({
+      control: deps.control,
+      cache: deps.cache,
+      jwtSecret,
+      ttlSeconds: deps.jwtTtlSeconds,
+      passwords,
+      limits: deps.loginLimits ?? loginLimitsFrom(CONFIG_DEFAULTS),
+      trustedProxyHops: deps.trustedProxyHops ?? CONFIG_DEFAULTS.SVC_TRUSTED_PROXY_HOPS,
+      log,
+    }),
+  )
+  app.route('/', invitationRoutes({ control: deps.control, jwtSecret, hashPassword: (pw) => passwords.hash(pw) }))
   app.use('/v1/*', authenticate(state, jwtSecret, keyUsageRecorder(deps.cache)))
   app.route('/', meRoutes(state))
   app.route('/', orgRoutes(deps.control, { invitationTtlHours: deps.invitationTtlHours ?? 168 }))

@@ -1,13 +1,15 @@
 /** Runs the read API on its port over adapters owned by the caller (main.ts or the all-in-one process). */
 import type { Bus } from '@svc/shared/bus/types'
 import type { Cache } from '@svc/shared/cache/types'
-import type { Config } from '@svc/shared/config'
+import { scryptParamsFrom, type Config } from '@svc/shared/config'
+import { passwordHasher } from '@svc/shared/control/passwords'
 import type { ControlWriter } from '@svc/shared/control/control-plane'
 import { jwtSecretFor, masterKeyFor } from '@svc/shared/control/service-secrets'
 import { listen } from '@svc/shared/http/serve'
 import type { Logger } from '@svc/shared/log'
 import type { Store } from '@svc/shared/store/types'
 import { createApiApp } from './app.js'
+import { loginLimitsFrom } from './login-throttle.js'
 
 export interface ApiDeps {
   store: Store
@@ -28,6 +30,9 @@ export async function startApi(deps: ApiDeps): Promise<{ port: number; close(): 
     jwtSecret: await jwtSecretFor(config, deps.cache, log),
     jwtTtlSeconds: config.SVC_JWT_TTL_SECONDS,
     invitationTtlHours: config.SVC_INVITATION_TTL_HOURS,
+    passwords: passwordHasher(scryptParamsFrom(config)),
+    loginLimits: loginLimitsFrom(config),
+    trustedProxyHops: config.SVC_TRUSTED_PROXY_HOPS,
     defaultRetentionHours: config.SVC_DEFAULT_RETENTION_HOURS,
     defaultCostProvider: config.SVC_DEFAULT_COST_PROVIDER,
     driftBaselineDays: config.SVC_DRIFT_BASELINE_DAYS,

@@ -1,4 +1,4 @@
-/** The two ways the services bound their own concurrency. */
+/** The ways the services bound their own concurrency. */
 
 /**
  * Runs the functions it is given one after another, in call order; a failure does
@@ -27,4 +27,26 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (
   }
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane))
   return out
+}
+
+/**
+ * Runs the functions it is given with at most `limit` in flight, the others queued in
+ * call order; a failure frees its slot like a success. For work that must not pile
+ * up, such as password hashing (128 MiB each at the default scrypt cost).
+ */
+export function limitConcurrency(limit: number) {
+  let active = 0
+  const waiting: Array<() => void> = []
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    // A finishing task hands its slot straight to the next waiter, so `active` stays counted.
+    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve))
+    else active++
+    try {
+      return await fn()
+    } finally {
+      const next = waiting.shift()
+      if (next) next()
+      else active--
+    }
+  }
 }

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import { z } from 'zod'
+import { DEFAULT_SCRYPT } from './control/secrets.js'
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -106,6 +107,20 @@ export const ConfigSchema = z
     SVC_JWT_TTL_SECONDS: positiveInt.default(3600),
     // How long an invitation to join an organization (POST .../members) can be redeemed.
     SVC_INVITATION_TTL_HOURS: positiveInt.default(168),
+    // Login limits, per account and per client address, over fixed windows (shared through the cache).
+    SVC_LOGIN_MAX_FAILURES_PER_ACCOUNT: positiveInt.default(10),
+    SVC_LOGIN_MAX_FAILURES_PER_ADDRESS: positiveInt.default(100),
+    SVC_LOGIN_WINDOW_SECONDS: positiveInt.default(900),
+    // Proxies in front of the API whose X-Forwarded-For entries are trusted (0: the socket's address is the client's).
+    SVC_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+    // scrypt cost of password hashes (a power of two); OWASP's recommendation by default. Tests lower it.
+    SVC_PASSWORD_SCRYPT_N: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(2 ** 20)
+      .refine((n) => (n & (n - 1)) === 0, 'must be a power of two')
+      .default(DEFAULT_SCRYPT.N),
     SVC_DEFAULT_COST_PROVIDER: z.string().default('openai'),
     // An operator's own model price table (JSON, the shape of services/shared/data/price-table.json).
     SVC_PRICE_TABLE_FILE: optionalString,
@@ -125,6 +140,9 @@ export const ConfigSchema = z
   .transform((c) => ({ ...c, SVC_DATA_DIR: resolve(c.SVC_DATA_DIR) }))
 
 export type Config = z.infer<typeof ConfigSchema>
+
+/** The scrypt parameters new password hashes are made with. */
+export const scryptParamsFrom = (config: Config) => ({ ...DEFAULT_SCRYPT, N: config.SVC_PASSWORD_SCRYPT_N })
 
 export class ConfigError extends Error {}
 

@@ -74,6 +74,8 @@ export const ERROR_RESPONSES: Record<number, { name: string; description: string
   410: { name: 'Gone', description: 'No longer usable (an expired invitation)' },
   415: { name: 'UnsupportedMediaType', description: 'Unsupported content type' },
   422: { name: 'UnprocessableEntity', description: 'Values outside the rules the spec lists as 422' },
+  429: { name: 'TooManyRequests', description: 'Too many failed attempts: wait the seconds in Retry-After' },
+  503: { name: 'Unavailable', description: 'Temporarily unavailable: retry after the seconds in Retry-After' },
 }
 
 export const SECURITY_SCHEMES = {

@@ -1,37 +1,16 @@
 /**
- * Identity: POST /v1/auth/login (our design: the spec leaves JWT acquisition open)
- * and GET /v1/auth/me (the principal with its memberships, mapping slugs to UUIDs).
+ * Identity: GET /v1/auth/me (the principal with its memberships, mapping slugs to
+ * UUIDs), and jsonBody, the one way routes parse JSON bodies. Login is login.ts.
  */
 import { Hono, type Context } from 'hono'
 import { z } from 'zod'
 import { ROLE_RANK, type Role } from '@svc/shared/control/events'
-import { verifyPassword } from '@svc/shared/control/secrets'
 import type { ControlState, Principal } from '@svc/shared/control/state'
-import { issueAccessToken } from '@svc/shared/control/tokens'
-import { badRequest, unauthorized } from '@svc/shared/http/errors'
+import { badRequest } from '@svc/shared/http/errors'
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '@svc/shared/json-limits'
-import { mount, PUBLIC_ROUTES, ROUTES } from '../access.js'
+import { mount, ROUTES } from '../access.js'
 import { describeRoute } from '../openapi/registry.js'
 import { RoleOut, Uuid } from '../openapi/schemas.js'
-
-const LoginBody = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) })
-
-describeRoute({
-  route: PUBLIC_ROUTES.login,
-  operationId: 'login',
-  auth: 'none',
-  summary: 'Log in with email and password',
-  description: 'Issues an access token (JWT) to send as `Authorization: Bearer <JWT>`. A wrong email or password answers 401 (the same for both).',
-  tags: ['Identity'],
-  body: LoginBody,
-  responses: {
-    200: {
-      description: 'An access token',
-      schema: z.object({ access_token: z.string(), token_type: z.literal('bearer'), expires_in: z.number().int().describe('seconds') }),
-    },
-  },
-  errors: [401],
-})
 
 const MembershipOut = z.object({
   org_id: Uuid,
@@ -61,12 +40,6 @@ describeRoute({
   },
 })
 
-export interface AuthRouteDeps {
-  state: ControlState
-  jwtSecret: string
-  ttlSeconds: number
-}
-
 /** Parses a JSON body against a schema; 400 with the issues when it does not match. */
 export async function jsonBody<S extends z.ZodTypeAny>(c: Context, schema: S): Promise<z.infer<S>> {
   let raw: unknown
@@ -80,20 +53,6 @@ export async function jsonBody<S extends z.ZodTypeAny>(c: Context, schema: S): P
   const parsed = schema.safeParse(raw)
   if (!parsed.success) throw badRequest('invalid body', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })))
   return parsed.data
-}
-
-/** Login only: runs before authentication. */
-export function loginRoutes({ state, jwtSecret, ttlSeconds }: AuthRouteDeps): Hono {
-  const app = new Hono()
-  app.on(PUBLIC_ROUTES.login.method, PUBLIC_ROUTES.login.path, async (c) => {
-    const { email, password } = await jsonBody(c, LoginBody)
-    const user = state.userByEmail(email)
-    // Same answer for an unknown user and a wrong password, so logins cannot probe for accounts.
-    if (!user?.password_hash || !(await verifyPassword(password, user.password_hash))) throw unauthorized('invalid email or password')
-    const access_token = await issueAccessToken(jwtSecret, user, ttlSeconds)
-    return c.json({ access_token, token_type: 'bearer', expires_in: ttlSeconds })
-  })
-  return app
 }
 
 export function meRoutes(state: ControlState): Hono {

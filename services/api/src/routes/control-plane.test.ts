@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMemoryCache } from '@svc/shared/cache/memory'
 import { loadConfig } from '@svc/shared/config'
 import { foldingWriter } from '@svc/shared/control/control-plane'
+import { passwordHasher } from '@svc/shared/control/passwords'
 import { masterKeyFrom } from '@svc/shared/control/envelope'
 import type { ControlEvent } from '@svc/shared/control/events'
 import { hashApiKey, stableUuid } from '@svc/shared/control/secrets'
@@ -21,6 +22,7 @@ import { createStore } from '@svc/shared/store/index'
 import { migrate } from '@svc/shared/store/migrate'
 import type { Store } from '@svc/shared/store/types'
 import { createApiApp } from '../app.js'
+import { TEST_SCRYPT } from '../test-support/harness.js'
 import type { TestJson } from '@svc/shared/test-support/json'
 
 const SECRET = 'test-secret'
@@ -49,7 +51,7 @@ beforeAll(async () => {
   const log = createLogger({ level: 'silent' })
   store = await createStore(loadConfig({ SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'api-cp-')) }), log)
   await migrate(store, log)
-  app = createApiApp({ store, cache: createMemoryCache(), control: foldingWriter(state), jwtSecret: SECRET, jwtTtlSeconds: 600, defaultRetentionHours: 720, defaultCostProvider: 'openai', driftBaselineDays: 7, engineStallMs: 15 * 60_000, masterKey: masterKeyFrom(randomBytes(32)), log })
+  app = createApiApp({ store, cache: createMemoryCache(), control: foldingWriter(state), jwtSecret: SECRET, jwtTtlSeconds: 600, defaultRetentionHours: 720, defaultCostProvider: 'openai', driftBaselineDays: 7, engineStallMs: 15 * 60_000, masterKey: masterKeyFrom(randomBytes(32)), passwords: passwordHasher(TEST_SCRYPT), log })
 }, 60_000)
 afterAll(() => store?.close())
 

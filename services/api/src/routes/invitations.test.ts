@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { hashPassword, stableUuid } from '@svc/shared/control/secrets'
 import { issueAccessToken } from '@svc/shared/control/tokens'
-import { apiHarness, eventMaker, ORG, OWNER, WS, type Harness } from '../test-support/harness.js'
+import { apiHarness, eventMaker, ORG, OWNER, TEST_SCRYPT, WS, type Harness } from '../test-support/harness.js'
 
 const B_ORG = stableUuid('org:globex')
 const B_ADMIN = stableUuid('user:globex-admin')
@@ -17,7 +17,7 @@ const jwt: Record<string, string> = {}
 beforeAll(async () => {
   h = await apiHarness({ keys: {} })
   h.state.apply(ev('org.created', { org_id: B_ORG, slug: 'globex', name: 'Globex' }))
-  h.state.apply(ev('user.created', { user_id: B_ADMIN, email: 'admin@globex.test', password_hash: await hashPassword('globex admin pw') }))
+  h.state.apply(ev('user.created', { user_id: B_ADMIN, email: 'admin@globex.test', password_hash: await hashPassword('globex admin pw', TEST_SCRYPT) }))
   h.state.apply(ev('member.role_set', { org_id: B_ORG, user_id: B_ADMIN, role: 'admin', workspace_id: null }))
   jwt.a = await issueAccessToken('test-secret', { id: OWNER, email: 'owner@acme.test' }, 600)
   jwt.b = await issueAccessToken('test-secret', { id: B_ADMIN, email: 'admin@globex.test' }, 600)

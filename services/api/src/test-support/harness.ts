@@ -12,6 +12,7 @@ import { loadConfig } from '@svc/shared/config'
 import { foldingWriter, type ControlWriter } from '@svc/shared/control/control-plane'
 import { masterKeyFrom, type MasterKey } from '@svc/shared/control/envelope'
 import type { ControlEvent, Role } from '@svc/shared/control/events'
+import { passwordHasher, type PasswordHasher } from '@svc/shared/control/passwords'
 import { hashApiKey, stableUuid } from '@svc/shared/control/secrets'
 import { ControlState } from '@svc/shared/control/state'
 import { createLogger, type Logger } from '@svc/shared/log'
@@ -20,9 +21,12 @@ import { migrate } from '@svc/shared/store/migrate'
 import type { Bus } from '@svc/shared/bus/types'
 import type { Store } from '@svc/shared/store/types'
 import { createApiApp } from '../app.js'
+import type { LoginLimits } from '../login-throttle.js'
 
 export const ORG = stableUuid('org:acme')
 export const WS = stableUuid('ws:agents')
+/** A scrypt cost for tests: hashes in about a millisecond (the default takes ~128 MiB and far longer). */
+export const TEST_SCRYPT = { N: 1024, r: 8, p: 1 }
 /** acme's owner (owner@acme.test), the creator of the harness's keys. */
 export const OWNER = stableUuid('user:harness-owner')
 
@@ -57,6 +61,10 @@ export async function apiHarness(opts: {
   /** SVC_API_MAX_BODY_BYTES and SVC_ALIGNMENT_MAX_DOC_BYTES (the defaults otherwise). */
   maxBodyBytes?: number
   alignmentMaxDocBytes?: number
+  /** Password hashing (TEST_SCRYPT's low cost by default, to stay fast) and login limits (the defaults otherwise). */
+  passwords?: PasswordHasher
+  loginLimits?: LoginLimits
+  trustedProxyHops?: number
 }): Promise<Harness> {
   const ev = eventMaker()
   const state = new ControlState()
@@ -85,6 +93,9 @@ export async function apiHarness(opts: {
     egressAllowPrivate: opts.egressAllowPrivate,
     maxBodyBytes: opts.maxBodyBytes,
     alignmentMaxDocBytes: opts.alignmentMaxDocBytes,
+    passwords: opts.passwords ?? passwordHasher(TEST_SCRYPT),
+    loginLimits: opts.loginLimits,
+    trustedProxyHops: opts.trustedProxyHops,
     log: opts.log ?? quiet,
   })
   return { app, store, state, masterKey, close: () => (opts.store ? Promise.resolve() : store.close()) }

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from '../log.js'
 import type { Cache } from '../cache/types.js'
-import type { Config } from '../config.js'
+import { scryptParamsFrom, type Config } from '../config.js'
 import type { ControlWriter, NewControlEvent } from './control-plane.js'
 import { hashApiKey, hashPassword, newApiKey, randomToken, stableUuid } from './secrets.js'
 
@@ -59,7 +59,7 @@ async function ensureInitialEntities(control: ControlWriter, config: Config, log
       generated.user_password = password
       generatedAny = true
     }
-    events.push({ type: 'user.created', payload: { user_id: userId, email, password_hash: await hashPassword(password) } })
+    events.push({ type: 'user.created', payload: { user_id: userId, email, password_hash: await hashPassword(password, scryptParamsFrom(config)) } })
   }
   // The bootstrap key belongs to the owner made here (the fold caps it by that owner's
   // role), so an organization this bootstrap creates always gets one. Only while it has

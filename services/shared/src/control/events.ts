@@ -23,6 +23,8 @@ export const ControlEventPayloads = {
   'workspace.updated': z.object({ workspace_id: uuid, name: z.string().optional(), slug: z.string().optional() }),
   'workspace.deleted': z.object({ workspace_id: uuid }),
   'user.created': z.object({ user_id: uuid, email: z.string(), password_hash: z.string().nullable() }),
+  /** A login renewed the hash of the password it just checked (newer scrypt parameters); ignored for an account without a password. */
+  'user.password_rehashed': z.object({ user_id: uuid, password_hash: z.string() }),
   'member.role_set': z.object({ org_id: uuid, user_id: uuid, role: RoleSchema, workspace_id: uuid.nullable() }),
   /** Every role of the user in the organization, organization-wide and scoped; cancels a pending invitation there too. */
   'member.removed': z.object({ org_id: uuid, user_id: uuid }),

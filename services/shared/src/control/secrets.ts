@@ -25,20 +25,50 @@ export const looksLikeApiKey = (s: string) => /^dr_[A-Za-z0-9_-]{8,200}$/.test(s
 export const newInvitationToken = () => `inv_${randomToken(40)}`
 export const hashInvitationToken = hashApiKey
 
-/** Passwords are low-entropy, so they get a slow, salted KDF. Format: scrypt$N$r$p$salt$hash (base64). */
-const N = 16384, R = 8, P = 1, LEN = 32
-export async function hashPassword(password: string): Promise<string> {
+/** scrypt's cost parameters: N (CPU/memory cost, a power of two), r (block size), p (parallelism). */
+export interface ScryptParams { N: number; r: number; p: number }
+
+/** OWASP Password Storage Cheat Sheet: scrypt with N=2^17, r=8, p=1 (128 MiB per hash). */
+export const DEFAULT_SCRYPT: ScryptParams = { N: 2 ** 17, r: 8, p: 1 }
+const KEY_LEN = 32
+// Node refuses above ~128·N·r bytes unless maxmem allows it (its default is 32 MiB).
+const maxmemFor = ({ N, r }: ScryptParams) => 256 * N * r
+
+/**
+ * Passwords are low-entropy, so they get a slow, salted KDF. Format:
+ * scrypt$N$r$p$salt$hash (base64): the parameters travel with each hash, so hashes
+ * made with older ones still verify (and needsRehash tells a login to renew them).
+ */
+export async function hashPassword(password: string, params: ScryptParams = DEFAULT_SCRYPT): Promise<string> {
   const salt = randomBytes(16)
-  const key = await scrypt(password, salt, LEN, { N, r: R, p: P })
-  return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`
+  const key = await scrypt(password, salt, KEY_LEN, { ...params, maxmem: maxmemFor(params) })
+  return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString('base64')}$${key.toString('base64')}`
 }
 
+function parseHash(stored: string): { params: ScryptParams; salt: Buffer; hash: Buffer } | null {
+  const [alg, n, r, p, salt, hash, ...rest] = stored.split('$')
+  if (alg !== 'scrypt' || !salt || !hash || rest.length) return null
+  const params = { N: Number(n), r: Number(r), p: Number(p) }
+  if (![params.N, params.r, params.p].every((v) => Number.isSafeInteger(v) && v > 0)) return null
+  return { params, salt: Buffer.from(salt, 'base64'), hash: Buffer.from(hash, 'base64') }
+}
+
+/** False for a wrong password, and for anything that is not a well-formed hash. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [alg, n, r, p, salt, hash] = stored.split('$')
-  if (alg !== 'scrypt' || !n || !r || !p || !salt || !hash) return false
-  const expected = Buffer.from(hash, 'base64')
-  const key = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N: +n, r: +r, p: +p })
-  return timingSafeEqual(key, expected)
+  const parsed = parseHash(stored)
+  if (!parsed || parsed.hash.length === 0) return false
+  try {
+    const key = await scrypt(password, parsed.salt, parsed.hash.length, { ...parsed.params, maxmem: maxmemFor(parsed.params) })
+    return timingSafeEqual(key, parsed.hash)
+  } catch {
+    return false
+  }
+}
+
+/** Whether a stored hash was made with other parameters than these (a login then stores a new one). */
+export function needsRehash(stored: string, params: ScryptParams): boolean {
+  const parsed = parseHash(stored)
+  return !parsed || parsed.params.N !== params.N || parsed.params.r !== params.r || parsed.params.p !== params.p || parsed.hash.length !== KEY_LEN
 }
 
 /**

@@ -182,3 +182,15 @@ describe('invitations: a membership waits for its invitation to be redeemed', ()
     expect(gone.inv()?.status).toBe('cancelled')
   })
 })
+
+describe('user.password_rehashed', () => {
+  it('renews the hash of an account with a password, and never gives one to an account without', () => {
+    const w = world()
+    w.apply('user.created', { user_id: user('has'), email: 'has@test', password_hash: 'scrypt$16384$old' })
+    w.apply('user.created', { user_id: user('none'), email: 'none@test', password_hash: null })
+    w.apply('user.password_rehashed', { user_id: user('has'), password_hash: 'scrypt$131072$new' })
+    w.apply('user.password_rehashed', { user_id: user('none'), password_hash: 'scrypt$131072$planted' })
+    expect(w.s.users.get(user('has'))!.password_hash).toBe('scrypt$131072$new')
+    expect(w.s.users.get(user('none'))!.password_hash).toBeNull()
+  })
+})

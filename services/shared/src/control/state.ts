@@ -155,6 +155,12 @@ export class ControlState {
         this.usersByEmail.set(email, user)
         return
       }
+      case 'user.password_rehashed': {
+        // Renews a hash, never sets a first password: that is an invitation's redemption.
+        const user = this.users.get(e.payload.user_id)
+        if (user?.password_hash) user.password_hash = e.payload.password_hash
+        return
+      }
       case 'member.role_set': {
         const p = e.payload
         this.memberships.set(`${p.org_id}|${p.user_id}|${p.workspace_id ?? ''}`, { ...p })
