@@ -4,6 +4,7 @@
  * another organization relies on. Over the real app.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import type { NewControlEvent } from '@svc/shared/control/control-plane'
 import { hashPassword, stableUuid } from '@svc/shared/control/secrets'
 import { issueAccessToken } from '@svc/shared/control/tokens'
 import { apiHarness, eventMaker, ORG, OWNER, TEST_SCRYPT, WS, type Harness } from '../test-support/harness.js'
@@ -157,6 +158,43 @@ describe('invitations', () => {
     expect((await call('DELETE', `/v1/orgs/${ORG}/members/${id}`, jwt.a!)).status).toBe(204)
     expect(await memberStatus('maybe@acme.test')).toBeUndefined()
     expect((await accept({ token: made.body.invitation_token, password: 'maybe password' })).status).toBe(404)
+  })
+
+  it('cannot be redeemed once the inviter lost the role it offers (a removed admin keeps no way back in)', async () => {
+    const temp = stableUuid('user:temp-admin')
+    h.state.apply(ev('user.created', { user_id: temp, email: 'temp@acme.test', password_hash: null }))
+    h.state.apply(ev('member.role_set', { org_id: ORG, user_id: temp, role: 'admin', workspace_id: null }))
+    const asTemp = await issueAccessToken('test-secret', { id: temp, email: 'temp@acme.test' }, 600)
+    const alt = await invite(ORG, asTemp, { email: 'alt@elsewhere.test', role: 'admin' })
+    expect(alt.status).toBe(201)
+    expect((await call('DELETE', `/v1/orgs/${ORG}/members/${temp}`, jwt.a!)).status).toBe(204)
+    const r = await accept({ token: alt.body.invitation_token, password: 'alt password' })
+    expect(r.status).toBe(409)
+    expect(await login('alt@elsewhere.test', 'alt password')).toBeNull()
+    expect(await memberStatus('alt@elsewhere.test')).toBe('invited')
+  })
+
+  it('answers 409 when another replica invited the same new address at the same moment', async () => {
+    let racer: NewControlEvent[] | null = [{ type: 'user.created', payload: { user_id: stableUuid('user:racer'), email: 'race@acme.test', password_hash: null } }]
+    const racy = await apiHarness({
+      keys: {},
+      store: h.store,
+      wrapWriter: (w) => ({
+        state: w.state,
+        async append(events, actor) {
+          const r = racer
+          racer = null
+          if (r) await w.append(r, 'another-replica')
+          await w.append(events, actor)
+        },
+      }),
+    })
+    const owner = { authorization: `Bearer ${jwt.a}`, 'content-type': 'application/json' }
+    const res = await racy.app.request(`/v1/orgs/${ORG}/members`, { method: 'POST', headers: owner, body: JSON.stringify({ email: 'race@acme.test', role: 'viewer' }) })
+    expect(res.status).toBe(409)
+    const again = await racy.app.request(`/v1/orgs/${ORG}/members`, { method: 'POST', headers: owner, body: JSON.stringify({ email: 'race@acme.test', role: 'viewer' }) })
+    expect(again.status).toBe(201)
+    expect(await again.json()).toMatchObject({ user_id: stableUuid('user:racer'), existing_user: true })
   })
 
   it("answers 403 to another user's access token, and 401 to an API key or a bad token", async () => {

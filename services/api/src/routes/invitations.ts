@@ -36,7 +36,8 @@ describeRoute({
     'The token from POST /v1/orgs/{org_id}/members activates the membership, once. A new account sends the password it chooses; ' +
     'an account that already has a password sends its own access token (Authorization: Bearer <JWT>) instead, and no credential changes. ' +
     'Unknown, used or cancelled token → 404; expired → 410; an existing account without its token → 401, with another account\'s → 403; ' +
-    'a password for an account that has one, or none for one that has none → 422; a password for an account another organization relies on → 409.',
+    'a password for an account that has one, or none for one that has none → 422; a password for an account another organization relies on, ' +
+    'or an inviter who no longer holds the role offered → 409.',
   tags: ['Identity'],
   body: AcceptBody,
   responses: {
@@ -88,6 +89,7 @@ export function invitationRoutes(deps: InvitationRouteDeps): Hono {
     const inv = state.invitationByTokenHash(hashInvitationToken(body.token))
     if (!inv || inv.status !== 'pending') throw notFound('no pending invitation has this token (unknown, already used, or cancelled)')
     if (Date.now() > inv.expires_at_ms) throw new HttpError(410, 'gone', 'this invitation has expired: ask for a new one')
+    if (!state.invitationBacked(inv)) throw conflict('whoever sent this invitation no longer holds the role it offers: ask for a new one')
     const user = state.users.get(inv.user_id)
     if (!user) throw notFound('no pending invitation has this token')
     const password_hash = await passwordFor(deps, user, inv.org_id, caller, body.password)

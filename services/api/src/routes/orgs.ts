@@ -236,13 +236,16 @@ export function orgRoutes(control: ControlWriter, opts: OrgRouteOptions): Hono {
     const userId = existing?.id ?? randomUUID()
     if (!existing) events.push({ type: 'user.created', payload: { user_id: userId, email: body.email.toLowerCase(), password_hash: null } })
     const token = newInvitationToken()
+    const invitationId = randomUUID()
     const expiresAtMs = Date.now() + opts.invitationTtlHours * 3_600_000
     events.push({
       type: 'member.invited',
-      payload: { invitation_id: randomUUID(), org_id: org.id, user_id: userId, role: body.role, workspace_id: workspaceId, token_hash: hashInvitationToken(token), expires_at_ms: expiresAtMs },
+      payload: { invitation_id: invitationId, org_id: org.id, user_id: userId, role: body.role, workspace_id: workspaceId, token_hash: hashInvitationToken(token), expires_at_ms: expiresAtMs },
     })
     await control.append(events, actorOf(c))
-    const user = state.users.get(userId)!
+    const user = state.users.get(userId)
+    // Another replica created the account first (the fold kept theirs and ignored ours), or replaced this invitation.
+    if (!user || state.invitations.get(invitationId)?.status !== 'pending') throw conflict(`${body.email} was invited by another request at the same moment: try again`)
     return c.json(
       { user_id: user.id, email: user.email, role: body.role, workspace_id: workspaceId, status: 'invited' as const, existing_user: existing !== undefined, invitation_token: token, invitation_expires_at: new Date(expiresAtMs).toISOString() },
       201,

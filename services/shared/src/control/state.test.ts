@@ -125,7 +125,8 @@ describe('invitations: a membership waits for its invitation to be redeemed', ()
   function invited(name: string, passwordHash: string | null = null) {
     const w = world()
     w.apply('user.created', { user_id: user(name), email: `${name}@test`, password_hash: passwordHash })
-    w.apply('member.invited', { invitation_id: stableUuid(`inv:${name}`), org_id: ORG, user_id: user(name), role: 'admin', workspace_id: null, token_hash: HASH, expires_at_ms: 1000 })
+    w.member('inviter', 'admin', null)
+    w.apply('member.invited', { invitation_id: stableUuid(`inv:${name}`), org_id: ORG, user_id: user(name), role: 'admin', workspace_id: null, token_hash: HASH, expires_at_ms: 1000 }, `user:${user('inviter')}`)
     const accept = (password_hash: string | null, at_ms = 500) =>
       w.s.apply({ type: 'member.invitation_accepted', payload: { invitation_id: stableUuid(`inv:${name}`), user_id: user(name), password_hash }, actor: `user:${user(name)}`, at_ms, event_id: `acc-${at_ms}` })
     return { ...w, accept, inv: () => w.s.invitationByTokenHash(HASH) }
@@ -164,6 +165,23 @@ describe('invitations: a membership waits for its invitation to be redeemed', ()
     expect(w.inv()?.status).toBe('pending')
   })
 
+  it('is redeemable only while its inviter still holds the role it offers there', () => {
+    const demoted = invited('ivy')
+    demoted.member('inviter', 'dev', null)
+    demoted.accept('scrypt$x')
+    expect(demoted.inv()?.status).toBe('pending')
+    expect(demoted.s.roleFor(asUser('ivy'), ORG, null)).toBeNull()
+    expect(demoted.s.invitationBacked(demoted.inv()!)).toBe(false)
+    demoted.member('inviter', 'owner', null)
+    demoted.accept('scrypt$x')
+    expect(demoted.s.roleFor(asUser('ivy'), ORG, null)).toBe('admin')
+
+    const removed = invited('rex')
+    removed.apply('member.removed', { org_id: ORG, user_id: user('inviter') })
+    removed.accept('scrypt$x')
+    expect(removed.inv()?.status).toBe('pending')
+  })
+
   it('ignores a redemption after expiry, and a superseded or cancelled invitation', () => {
     const late = invited('late')
     late.accept('scrypt$x', 1001)
@@ -171,7 +189,7 @@ describe('invitations: a membership waits for its invitation to be redeemed', ()
     expect(late.s.roleFor(asUser('late'), ORG, null)).toBeNull()
 
     const again = invited('again')
-    again.apply('member.invited', { invitation_id: stableUuid('inv:again-2'), org_id: ORG, user_id: user('again'), role: 'dev', workspace_id: WS, token_hash: 'second', expires_at_ms: 1000 })
+    again.apply('member.invited', { invitation_id: stableUuid('inv:again-2'), org_id: ORG, user_id: user('again'), role: 'dev', workspace_id: WS, token_hash: 'second', expires_at_ms: 1000 }, `user:${user('inviter')}`)
     expect(again.inv()?.status).toBe('cancelled')
     again.accept('scrypt$x')
     expect(again.s.users.get(user('again'))!.password_hash).toBeNull()

@@ -28,6 +28,8 @@ export interface Invitation {
   expires_at_ms: number
   created_at_ms: number
   status: 'pending' | 'accepted' | 'cancelled'
+  /** From the event's actor, like a key's creator: the role offered must still be theirs to give when redeemed. */
+  invited_by: KeyCreator | null
 }
 /** Who created an API key: its authority never exceeds what that creator holds now. */
 export type KeyCreator = { kind: 'user'; user_id: string } | { kind: 'api_key'; key_id: string }
@@ -177,7 +179,18 @@ export class ControlState {
         const p = e.payload
         if (this.invitations.has(p.invitation_id) || !this.users.has(p.user_id)) return
         this.cancelInvitations(p.org_id, p.user_id)
-        const inv: Invitation = { id: p.invitation_id, org_id: p.org_id, user_id: p.user_id, role: p.role, workspace_id: p.workspace_id, token_hash: p.token_hash, expires_at_ms: p.expires_at_ms, created_at_ms: e.at_ms, status: 'pending' }
+        const inv: Invitation = {
+          id: p.invitation_id,
+          org_id: p.org_id,
+          user_id: p.user_id,
+          role: p.role,
+          workspace_id: p.workspace_id,
+          token_hash: p.token_hash,
+          expires_at_ms: p.expires_at_ms,
+          created_at_ms: e.at_ms,
+          status: 'pending',
+          invited_by: this.keyCreator(e.actor, p.org_id),
+        }
         this.invitations.set(inv.id, inv)
         this.invitationsByHash.set(inv.token_hash, inv)
         return
@@ -188,7 +201,7 @@ export class ControlState {
         const user = this.users.get(p.user_id)
         // Decided here, in topic order, so two replicas redeeming at once cannot both win,
         // and a password is never set on an account that got one meanwhile.
-        if (!inv || !user || inv.status !== 'pending' || inv.user_id !== user.id || e.at_ms > inv.expires_at_ms) return
+        if (!inv || !user || inv.status !== 'pending' || inv.user_id !== user.id || e.at_ms > inv.expires_at_ms || !this.invitationBacked(inv)) return
         if (p.password_hash !== null) {
           if (user.password_hash !== null || this.holdsRolesOutside(user.id, inv.org_id)) return
           user.password_hash = p.password_hash
@@ -252,6 +265,18 @@ export class ControlState {
 
   private cancelInvitations(orgId: string, userId: string): void {
     for (const inv of this.invitations.values()) if (inv.org_id === orgId && inv.user_id === userId && inv.status === 'pending') inv.status = 'cancelled'
+  }
+
+  /**
+   * Whether whoever made the invitation still holds, now, the role it offers where it
+   * offers it: an admin removed or demoted since cannot come back in through an
+   * invitation of their own second address.
+   */
+  invitationBacked(inv: Invitation): boolean {
+    const by = inv.invited_by
+    const key = by?.kind === 'api_key' ? this.apiKeys.get(by.key_id) : undefined
+    const role = by?.kind === 'user' ? this.userRole(by.user_id, inv.org_id, inv.workspace_id) : key ? this.keyRole(key, inv.org_id, inv.workspace_id) : null
+    return role !== null && ROLE_RANK[role] >= ROLE_RANK[inv.role]
   }
 
   /** The invitation a token's hash names (whatever its status). */
