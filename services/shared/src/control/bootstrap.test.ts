@@ -14,7 +14,7 @@ const KEY = `dr_${'b'.repeat(40)}`
 const SECOND_KEY = `dr_${'c'.repeat(40)}`
 
 async function boot(state: ControlState, env: Record<string, string>) {
-  const config = loadConfig({ SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'bootstrap-')), SVC_QUIET_BOOTSTRAP: 'true', SVC_INIT_USER_PASSWORD: 'operator password', ...env })
+  const config = loadConfig({ SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'bootstrap-')), SVC_QUIET_BOOTSTRAP: 'true', SVC_INIT_USER_PASSWORD: 'operator password', SVC_PASSWORD_SCRYPT_N: '1024', ...env })
   await bootstrapIdentity({ control: foldingWriter(state), cache: createMemoryCache(), config, log })
 }
 
@@ -27,6 +27,7 @@ describe('bootstrapIdentity', () => {
     expect(state.roleFor(key, key.org_id, null)).toBe('admin')
     const owner = state.userByEmail('owner@localhost')!
     expect(state.ownersOf(key.org_id)).toEqual([owner.id])
+    expect(owner.password_hash!.startsWith('scrypt$1024$8$1$')).toBe(true)
     await boot(state, { SVC_INIT_API_KEY: KEY })
     expect(state.apiKeys.size).toBe(1)
   })
