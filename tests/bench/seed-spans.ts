@@ -126,6 +126,7 @@ export async function seedSpans(
       received_at: String(Number((p.end + 50_000_000n) / 1_000_000n)),
       expires_at: Number(p.start / 1_000_000_000n) + RETENTION_HOURS * 3600,
       first_delivery: 1,
+      batch_id: '0',
     })
 
     batch.push(

@@ -44,6 +44,8 @@ export interface SpanRow {
   expires_at: number
   /** 1 when this is the span's first stored copy; only those count in traces_v1's sums. */
   first_delivery: number
+  /** The assembler batch that stores this copy (rollups.ts batchIds), set per batch; '0' until then. */
+  batch_id: string
   [column: string]: unknown
 }
 
@@ -116,6 +118,7 @@ export function spanRow(r: SpanRecord, ctx: RowContext): SpanRow {
     received_at: String(r.received_at_ms),
     expires_at: Number(expiresNs / 1_000_000_000n),
     first_delivery: 1,
+    batch_id: '0',
   }
 }
 

@@ -9,6 +9,7 @@ import { enabledTraceEngines } from '@svc/shared/domain/engines'
 import { loadPriceTable, workspaceCostProvider } from '@svc/shared/domain/pricing'
 import { workspaceRetentionHours } from '@svc/shared/domain/retention'
 import { createBatchWriter } from '@svc/shared/store/batch-writer'
+import { batchIds, reconcileRollups } from '@svc/shared/store/queries/rollups'
 import { reconcileTraceTotals, storedSpans, tracesWithTotals } from '@svc/shared/store/queries/trace-totals'
 import { traceKey } from '@svc/shared/bus/records'
 import { findUncompletedTraces } from '@svc/shared/store/queries/traces'
@@ -134,9 +135,11 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
       costProvider: workspaceCostProvider(control.state, ws, config.SVC_DEFAULT_COST_PROVIDER),
       prices,
     }),
-    storedSpans: async (rows) => new Set((await storedSpans(store, rows)).map(spanKey)),
+    storedSpans: async (rows, replayed) => new Set((await storedSpans(store, rows, replayed)).map(spanKey)),
     tracesWithTotals: async (traces) => new Set((await tracesWithTotals(store, traces)).map((t) => traceKey(t.workspace_id, t.trace_id))),
     reconcile: (traces) => reconcileTraceTotals(store, traces),
+    reconcileRollups: (traces) => reconcileRollups(store, traces),
+    nextBatchId: batchIds(),
     // A failed commit is covered by the next one, so up to two batches can be replayed.
     replayGuardRecords: 2 * config.SVC_ASSEMBLER_BATCH_ROWS,
   })

@@ -31,6 +31,8 @@ function harness(guard: number, withTotals: (trace: string) => boolean = () => t
     storedSpans: async (rows) => new Set(rows.map(spanKey).filter((k) => stored.has(k))),
     tracesWithTotals: async (traces) => new Set(traces.filter((t) => withTotals(t.trace_id[0]!)).map((t) => traceKey(t.workspace_id, t.trace_id))),
     reconcile: async (traces) => (reconciled.push(traces.map((t) => t.trace_id[0]!).sort()), 0),
+    reconcileRollups: async () => {},
+    nextBatchId: () => '1',
     replayGuardRecords: guard,
   }))
   return { handle, stored, reconciled }

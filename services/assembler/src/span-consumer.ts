@@ -20,12 +20,16 @@ export interface SpanConsumerDeps {
   maxBatchRecords: number
   /** Retention, cost provider and price table for a workspace's rows. */
   rowContextFor(workspaceId: string): RowContext
-  /** Keys (spanKey) of the given rows' spans that are already stored. */
-  storedSpans(rows: SpanRow[]): Promise<Set<string>>
+  /** Keys (spanKey) of the given rows' spans that are already stored; `replayed` traces are looked up in spans_v1 itself. */
+  storedSpans(rows: SpanRow[], replayed: TraceRef[]): Promise<Set<string>>
   /** Of these traces, those with sums in traces_v1 already (as `workspace:trace` keys). */
   tracesWithTotals(traces: TraceRef[]): Promise<Set<string>>
   /** Recomputes traces_v1 sums of these traces from their stored spans. */
   reconcile(traces: TraceRef[]): Promise<number>
+  /** Adds to the hourly roll-ups the stored copies of these traces' spans they never counted (rollups.ts). */
+  reconcileRollups(traces: TraceRef[]): Promise<void>
+  /** A fresh batch id (rollups.ts batchIds): stamped on the batch's rows, recorded by the roll-ups that count them. */
+  nextBatchId(): string
   /** Records after a partition (re)starts whose traces are reconciled: at least what can be in flight uncommitted. */
   replayGuardRecords: number
 }
@@ -83,6 +87,7 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
     log: deps.log,
     async handle(batch, ctx) {
       const inReplay = replays(ctx.records)
+      const batchId = deps.nextBatchId()
       const rows: SpanRow[] = []
       const spans: SpanRecord[] = []
       const rejected: Rejection[] = []
@@ -100,6 +105,7 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
           rejected.push({ record, reason: why ?? 'unmappable span', workspaceId: span.workspace_id, orgId: span.org_id })
           continue
         }
+        row.batch_id = batchId
         rows.push(row)
         spans.push(span)
         if (inReplay.has(record)) replayed.set(traceKey(span.workspace_id, span.trace_id), { workspace_id: span.workspace_id, trace_id: span.trace_id })
@@ -107,7 +113,7 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
       // Exactly-once sums on at-least-once delivery: a trace's spans all come through
       // this partition, one batch at a time, and each batch is stored before the next
       // is handled, so the store plus this batch know every earlier copy.
-      if (rows.length) markFirstDeliveries(rows, await deps.storedSpans(rows))
+      if (rows.length) markFirstDeliveries(rows, await deps.storedSpans(rows, [...replayed.values()]))
       // Of a replay, only traces stored before (spans, or sums) can be off; new ones
       // are counted right by this very insert.
       let suspects: TraceRef[] = []
@@ -116,6 +122,9 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
         for (const r of rows) if (r.first_delivery === 0) withTotals.add(traceKey(r.workspace_id, r.trace_id))
         suspects = [...replayed].filter(([key]) => withTotals.has(key)).map(([, ref]) => ref)
       }
+      // Before this batch is stored: its own copies are counted by its own insert, and
+      // the stored copies are looked at before a merge could replace them with these.
+      if (suspects.length) await deps.reconcileRollups(suspects)
       await deps.sink.add(rows)
       if (suspects.length) {
         const corrected = await deps.reconcile(suspects)

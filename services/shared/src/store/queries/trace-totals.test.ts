@@ -91,6 +91,15 @@ describe('trace totals', () => {
     expect(await totals(ORPHAN)).toEqual({ n: 1, c: 0.25, i: 10, o: 2 })
   })
 
+  it('looks a replayed trace up in spans_v1 itself: its traces_v1 part may be lost while a roll-up counted its spans', async () => {
+    const LOST_TOTALS = 'e'.repeat(32)
+    await store.insert('spans_v1', [span(LOST_TOTALS, 1, 1)])
+    await store.command('ALTER TABLE traces_v1 DELETE WHERE trace_id = {t:String} SETTINGS mutations_sync = 1', { t: LOST_TOTALS })
+    const ref = { workspace_id: WS, trace_id: LOST_TOTALS }
+    expect(await storedSpans(store, [ref])).toEqual([])
+    expect((await storedSpans(store, [ref], [ref])).map((s) => s.span_id)).toEqual(['0000000000000001'])
+  })
+
   it('restores sums lost with a view insert, and removes sums counted twice, idempotently', async () => {
     // A replay after the view's part was lost: every copy now looks like a repeat.
     await store.insert('spans_v1', [span(LOST, 1, 0), span(LOST, 2, 0, 0.5, 7, 1)])

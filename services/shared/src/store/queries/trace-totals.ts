@@ -26,9 +26,14 @@ const refParams = (traces: TraceRef[]) => ({
  * crash fell between the two parts of that insert; then the spans are replayed
  * (their offsets were not committed), counted afresh, and the assembler's replay
  * reconciliation makes the sums exact either way.
+ *
+ * Traces in `replayed` skip that shortcut: after such a crash their traces_v1 part
+ * may be lost while a roll-up's landed, and a span counted there must not be
+ * counted again (reconcileRollups adds what a roll-up missed).
  */
-export async function storedSpans(store: Store, traces: TraceRef[]): Promise<Array<TraceRef & { span_id: string }>> {
-  const known = await tracesWithTotals(store, traces)
+export async function storedSpans(store: Store, traces: TraceRef[], replayed: TraceRef[] = []): Promise<Array<TraceRef & { span_id: string }>> {
+  const direct = new Set(replayed.map((t) => `${t.workspace_id}:${t.trace_id}`))
+  const known = [...replayed, ...(await tracesWithTotals(store, traces.filter((t) => !direct.has(`${t.workspace_id}:${t.trace_id}`))))]
   if (known.length === 0) return []
   return store.query(
     `SELECT DISTINCT workspace_id, trace_id, span_id
