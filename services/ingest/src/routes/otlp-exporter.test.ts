@@ -3,6 +3,7 @@
  * HTTP server (on a free port, over the recording bus): what a customer's
  * unmodified SDK sends.
  */
+import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http'
@@ -16,6 +17,7 @@ import { loadConfig } from '@svc/shared/config'
 import { createLogger } from '@svc/shared/log'
 import { startIngest, type RunningIngest } from '../service.js'
 import { KEY, ORG, testControlState, WS } from '../test-support/control.js'
+import { flatPayload } from '../test-support/payloads.js'
 import { RecordingBus } from '../test-support/recording-bus.js'
 
 let bus: RecordingBus
@@ -92,5 +94,18 @@ describe('stock OTLP/HTTP JSON logs exporter, pointed at the activity endpoint',
     expect(events[1]!.attributes).toMatchObject({ model: 'gpt-5', cost_usd: '0.2', input_tokens: '100', output_tokens: '50' })
     const dl = bus.records(TOPICS.spansRawDlq).map((r) => deadLetterV1.decode(r.value))
     expect(dl).toMatchObject([{ source: 'ingest.coding-agent.activity', reason: 'file_edit needs a file_path' }])
+  })
+})
+
+describe('over a real socket', () => {
+  it('a chunked (no content-length) gzip body is read as it streams and accepted', async () => {
+    const gz = gzipSync(JSON.stringify(flatPayload()))
+    const chunks = [gz.subarray(0, 10), gz.subarray(10, 30), gz.subarray(30)]
+    const body = new ReadableStream<Uint8Array>({ pull: (ctl) => (chunks.length ? ctl.enqueue(chunks.shift()!) : ctl.close()) })
+    const before = bus.records(TOPICS.spansRaw).length
+    const res = await fetch(`http://127.0.0.1:${running.port}/v1/otlp/traces`, { method: 'POST', body, duplex: 'half', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-svc-api-key': KEY } } as RequestInit)
+    expect(res.status).toBe(202)
+    expect(bus.records(TOPICS.spansRaw).length - before).toBe(flatPayload().length)
+    expect(running.ingest.budget.inflightBytes).toBe(0)
   })
 })
