@@ -14,33 +14,16 @@
  * models, token counts and everything else stay.
  */
 
+// The patterns and event names are data (content-keys.json) so that the Python SDK
+// ships the very same list: services/sdk-python/src/svc_sdk/content_keys.json is a
+// byte-identical copy the tests of both compare, and both run content-keys.vectors.json.
+import rules from './content-keys.json' with { type: 'json' }
+
 /** Attribute keys whose value is prompt or completion text. */
-export const TEXT_ATTRIBUTE_PATTERN: RegExp = new RegExp(
-  '^(?:' +
-    [
-      'gen_ai\\.(?:prompt|completion)(?:\\.\\d+\\.content)?',
-      'gen_ai\\.(?:input|output)\\.messages',
-      'gen_ai\\.system_instructions',
-      'gen_ai\\.tool\\.call\\.(?:arguments|result)',
-      'llm\\.(?:prompts|completions)(?:\\.\\d+(?:\\.content)?)?',
-      'traceloop\\.entity\\.(?:input|output)',
-      '(?:input|output)\\.value',
-      'llm\\.(?:input|output)_messages\\.\\d+\\.message\\.(?:content|contents\\.\\d+\\.message_content\\.text)',
-    ].join('|') +
-    ')$',
-)
+export const TEXT_ATTRIBUTE_PATTERN: RegExp = new RegExp(`^(?:${rules.text_attribute_patterns.join('|')})$`)
 
 /** Span events whose attributes are message text as a whole (OpenTelemetry GenAI events). */
-export const TEXT_EVENT_NAMES: ReadonlySet<string> = new Set([
-  'gen_ai.content.prompt',
-  'gen_ai.content.completion',
-  'gen_ai.system.message',
-  'gen_ai.user.message',
-  'gen_ai.assistant.message',
-  'gen_ai.tool.message',
-  'gen_ai.choice',
-  'gen_ai.client.inference.operation.details',
-])
+export const TEXT_EVENT_NAMES: ReadonlySet<string> = new Set(rules.text_event_names)
 
 /** True for an attribute key holding prompt or completion text. */
 export const isTextAttribute = (key: string): boolean => TEXT_ATTRIBUTE_PATTERN.test(key)
