@@ -23,7 +23,7 @@ export const looksLikeApiKey = (s: string) => /^dr_[A-Za-z0-9_-]{8,200}$/.test(s
 
 /** Invitation tokens: `inv_` + 40 base62 characters, single use, kept as SHA-256 (high entropy, like API keys). */
 export const newInvitationToken = () => `inv_${randomToken(40)}`
-export const hashInvitationToken = hashApiKey
+export const hashInvitationToken = (token: string) => hashApiKey(token)
 
 /** scrypt's cost parameters: N (CPU/memory cost, a power of two), r (block size), p (parallelism). */
 export interface ScryptParams { N: number; r: number; p: number }
