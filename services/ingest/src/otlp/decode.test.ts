@@ -206,11 +206,50 @@ describe('tenant fields', () => {
   })
 })
 
+describe('ids in base64 (protobuf\'s JSON mapping, MessageToJson)', () => {
+  const b64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64')
+  const url = (s: string) => s.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+  // Chosen so their base64 has '+' and '/': the URL-safe form then differs.
+  const TRACE = 'fbeffbeffbeffbeffbeffbeffbeffbef'
+  const SPAN = 'fbeffbeffbeffbef'
+
+  it('decodes padded standard base64 to the same hex as the hex form', () => {
+    expect(b64(TRACE)).toHaveLength(24)
+    expect(b64(SPAN)).toHaveLength(12)
+    const s = only(decodeTraceRequest(otlp({ traceId: b64(TRACE), spanId: b64(SPAN), parentSpanId: b64(CHILD_ID) }), ctx))
+    expect(s).toMatchObject({ trace_id: TRACE, span_id: SPAN, parent_span_id: CHILD_ID })
+    expect(only(decodeTraceRequest(otlp({ traceId: TRACE, spanId: SPAN, parentSpanId: CHILD_ID }), ctx))).toMatchObject({ trace_id: s.trace_id, span_id: s.span_id, parent_span_id: s.parent_span_id })
+  })
+
+  it('decodes the URL-safe alphabet without padding too', () => {
+    expect(url(b64(TRACE))).toMatch(/^[\w-]{22}$/)
+    const s = only(decodeTraceRequest(otlp({ traceId: url(b64(TRACE)), spanId: url(b64(SPAN)) }), ctx))
+    expect(s).toMatchObject({ trace_id: TRACE, span_id: SPAN })
+  })
+
+  it('reads an all-zero base64 parent as a root, and base64 link ids as hex', () => {
+    const s = only(decodeTraceRequest(otlp({ parentSpanId: 'AAAAAAAAAAA=', links: [{ traceId: b64(TRACE), spanId: b64(SPAN) }, { traceId: 'ELSEWHERE', spanId: '' }] }), ctx))
+    expect(s.parent_span_id).toBe('')
+    expect(JSON.parse(s.links_json)).toEqual([
+      { trace_id: TRACE, span_id: SPAN, attributes: {} },
+      { trace_id: 'elsewhere', span_id: '', attributes: {} },
+    ])
+  })
+
+  it('applies to the flat form as well', () => {
+    const r = ok(decodeTraceRequest([{ trace_id: b64(TRACE), span_id: b64(SPAN), name: 'n', start_time_unix_ns: '1', end_time_unix_ns: '2' }], ctx))
+    expect(r.spans.map((x) => [x.trace_id, x.span_id])).toEqual([[TRACE, SPAN]])
+  })
+})
+
 describe('per-span rejections (dead-lettered, batch accepted)', () => {
   it.each([
     ['trace id too short', { traceId: 'abc' }, /traceId "abc" is not 32 hex/],
     ['trace id not hex', { traceId: 'z'.repeat(32) }, /not 32 hex/],
-    ['trace id base64', { traceId: 'W47/95gDgQPSabYzgT/GDA==' }, /not 32 hex/],
+    ['trace id base64 of 15 bytes', { traceId: 'W47/95gDgQPSabYzgT/G' }, /not 32 hex characters \(or base64 of 16 bytes\)/],
+    ['trace id base64 with a stray character', { traceId: 'W47/95gDgQPSabYzgT/GD*==' }, /not 32 hex/],
+    ['trace id base64 of zeros', { traceId: 'AAAAAAAAAAAAAAAAAAAAAA==' }, /traceId is all zeros/],
+    ['span id base64 of 9 bytes', { spanId: 'AAECAwQFBgcI' }, /spanId "AAECAwQFBgcI" is not 16 hex/],
     ['trace id zeros', { traceId: '0'.repeat(32) }, /traceId is all zeros/],
     ['trace id missing', { traceId: undefined }, /traceId is missing/],
     ['span id wrong length', { spanId: 'abcd' }, /spanId "abcd" is not 16 hex/],
@@ -324,6 +363,6 @@ describe('flat span array', () => {
       ),
     )
     expect(r.spans).toHaveLength(1)
-    expect(r.rejected.map((x) => x.reason)).toEqual(['trace_id "nope" is not 32 hex characters', 'start_time_unix_ns "yesterday" is not a positive integer of nanoseconds'])
+    expect(r.rejected.map((x) => x.reason)).toEqual(['trace_id "nope" is not 32 hex characters (or base64 of 16 bytes)', 'start_time_unix_ns "yesterday" is not a positive integer of nanoseconds'])
   })
 })

@@ -11,6 +11,7 @@
 import type { SpanRecord } from '@svc/shared/bus/records'
 import { decodeAttributeList, InvalidValueError, keyValuesJson, newAttributeMap } from './any-value.js'
 import {
+  idHex,
   isObject,
   listField,
   MalformedRequest,
@@ -162,13 +163,19 @@ function eventsJson(events: unknown[], path: string): string {
   return `[${parts.join(',')}]`
 }
 
-/** [{trace_id, span_id, attributes: {...}}]; link ids are lower-cased but not validated (they may point outside this system). */
+/**
+ * [{trace_id, span_id, attributes: {...}}]; link ids are normalized like span ids
+ * (hex, base64 read as hex) but not validated: one that is neither is kept
+ * lower-cased, since a link may point outside this system.
+ */
+const linkId = (v: unknown, bytes: 16 | 8) => idHex(v, bytes) ?? str(v).toLowerCase()
+
 function linksJson(links: unknown[], path: string): string {
   if (links.length === 0) return '[]'
   const parts = links.map((l, i) => {
     if (!isObject(l)) throw new MalformedRequest(`${path}.links[${i}] is not an object`)
     const attrs = keyValuesJson(listField(l.attributes, `${path}.links[${i}].attributes`))
-    return `{"trace_id":${JSON.stringify(str(l.traceId).toLowerCase())},"span_id":${JSON.stringify(str(l.spanId).toLowerCase())},"attributes":${attrs}}`
+    return `{"trace_id":${JSON.stringify(linkId(l.traceId, 16))},"span_id":${JSON.stringify(linkId(l.spanId, 8))},"attributes":${attrs}}`
   })
   return `[${parts.join(',')}]`
 }

@@ -16,33 +16,47 @@ export const PROJECT_ATTRIBUTE = 'svc.project_id'
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-const TRACE_ID_RE = /^[0-9a-fA-F]{32}$/
-const SPAN_ID_RE = /^[0-9a-fA-F]{16}$/
 const ZEROS_RE = /^0+$/
 const NANOS_RE = /^\d{1,19}$/
 const INT64_MAX = 2n ** 63n - 1n
+// Base64 of 16 and 8 bytes, standard or URL-safe alphabet, padded or not: what
+// protobuf's JSON mapping (MessageToJson, JsonFormat) writes for `bytes` ids.
+const BASE64_16_RE = /^[A-Za-z0-9+/_-]{22}(?:==)?$/
+const BASE64_8_RE = /^[A-Za-z0-9+/_-]{11}=?$/
 
 const absent = (v: unknown) => v === undefined || v === null
 
-export function traceId(v: unknown, field: string): string {
-  if (absent(v) || v === '') throw new SpanRejected(`${field} is missing`)
-  if (typeof v !== 'string' || !TRACE_ID_RE.test(v)) throw new SpanRejected(`${field} ${preview(v)} is not 32 hex characters`)
-  if (ZEROS_RE.test(v)) throw new SpanRejected(`${field} is all zeros`)
-  return v.toLowerCase()
+/**
+ * An id of `bytes` bytes as lower-case hex: OTLP/JSON's hex (any case), or the base64
+ * that protobuf's own JSON mapping produces. Null when it is neither. The lengths
+ * cannot be confused: hex of 16 bytes is 32 characters, base64 of 16 bytes 22 or 24.
+ */
+export function idHex(v: unknown, bytes: 16 | 8): string | null {
+  if (typeof v !== 'string') return null
+  if (v.length === bytes * 2) return /^[0-9a-fA-F]+$/.test(v) ? v.toLowerCase() : null
+  if (!(bytes === 16 ? BASE64_16_RE : BASE64_8_RE).test(v)) return null
+  // Node reads both alphabets; the regex has already refused anything else.
+  return Buffer.from(v, 'base64').toString('hex')
 }
 
-export function spanId(v: unknown, field: string): string {
+function requiredId(v: unknown, field: string, bytes: 16 | 8): string {
   if (absent(v) || v === '') throw new SpanRejected(`${field} is missing`)
-  if (typeof v !== 'string' || !SPAN_ID_RE.test(v)) throw new SpanRejected(`${field} ${preview(v)} is not 16 hex characters`)
-  if (ZEROS_RE.test(v)) throw new SpanRejected(`${field} is all zeros`)
-  return v.toLowerCase()
+  const hex = idHex(v, bytes)
+  if (hex === null) throw new SpanRejected(`${field} ${preview(v)} is not ${bytes * 2} hex characters (or base64 of ${bytes} bytes)`)
+  if (ZEROS_RE.test(hex)) throw new SpanRejected(`${field} is all zeros`)
+  return hex
 }
+
+export const traceId = (v: unknown, field: string): string => requiredId(v, field, 16)
+
+export const spanId = (v: unknown, field: string): string => requiredId(v, field, 8)
 
 /** Roots: the JS exporter omits the field, Python/Go/Collector send "", a few send zeros. */
 export function parentSpanId(v: unknown, field: string): string {
   if (absent(v) || v === '') return ''
-  if (typeof v !== 'string' || !SPAN_ID_RE.test(v)) throw new SpanRejected(`${field} ${preview(v)} is not 16 hex characters`)
-  return ZEROS_RE.test(v) ? '' : v.toLowerCase()
+  const hex = idHex(v, 8)
+  if (hex === null) throw new SpanRejected(`${field} ${preview(v)} is not 16 hex characters (or base64 of 8 bytes)`)
+  return ZEROS_RE.test(hex) ? '' : hex
 }
 
 /**

@@ -121,12 +121,12 @@ describe('POST /v1/otlp/traces', () => {
     expect(await res.json()).toEqual({
       accepted_spans: 2,
       rejected_spans: 2,
-      partialSuccess: { rejectedSpans: '2', errorMessage: 'spanId "short" is not 16 hex characters; traceId is all zeros' },
+      partialSuccess: { rejectedSpans: '2', errorMessage: 'spanId "short" is not 16 hex characters (or base64 of 8 bytes); traceId is all zeros' },
     })
     expect(spans()).toHaveLength(2)
     const dl = deadLetters()
     expect(dl).toHaveLength(2)
-    expect(dl[0]).toMatchObject({ org_id: ORG.id, workspace_id: WS.id, source: 'ingest.otlp', reason: 'spanId "short" is not 16 hex characters' })
+    expect(dl[0]).toMatchObject({ org_id: ORG.id, workspace_id: WS.id, source: 'ingest.otlp', reason: 'spanId "short" is not 16 hex characters (or base64 of 8 bytes)' })
     expect(JSON.parse(dl[0]!.payload)).toMatchObject({ name: 'bad-1', spanId: 'short' })
     expect(Buffer.byteLength(dl[1]!.payload)).toBeLessThanOrEqual(64 * 1024)
     expect(dl[1]!.payload.endsWith('\uFFFD')).toBe(false)
