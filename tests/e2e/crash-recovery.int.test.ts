@@ -6,6 +6,10 @@ import { exited, freePort, spawnAllInOne, waitForHealth } from '../support/proce
 import { operatorSecrets } from '../support/secrets.js'
 import { eventually } from '../support/stack.js'
 import { agentTrace, otlpEnvelope } from '../support/traces.js'
+import { loadConfig } from '@svc/shared/config'
+import { createLogger } from '@svc/shared/log'
+import { createStore } from '@svc/shared/store/index'
+import { rollupFigures, rollupReference } from '@svc/shared/store/queries/rollups.testkit'
 import type { TestJson } from '@svc/shared/test-support/json'
 
 const KEY = 'dr_crashTestKey000000000000000000000000001'
@@ -16,7 +20,8 @@ interface Sent { traceId: string; spans: Array<Record<string, TestJson>>; ackedS
 /**
  * SIGKILL the all-in-one process while clients are sending: every span that got a
  * 202 must be queryable after a restart, and no trace's span count, cost or tokens
- * may be counted twice (clients also retry some batches, as exporters do).
+ * may be counted twice (clients also retry some batches, as exporters do), nor any
+ * span be missing from or counted twice in the hourly usage and latency roll-ups.
  */
 describe.each(['embedded', 'kafka'] as const)('crash recovery (%s bus, SIGKILL during ingest)', (mode) => {
   let child: ReturnType<typeof spawnAllInOne> | undefined
@@ -114,5 +119,16 @@ describe.each(['embedded', 'kafka'] as const)('crash recovery (%s bus, SIGKILL d
     console.info(`[crash ${mode}] ${acked.length} acknowledged traces (${acked.reduce((a, t) => a + t.ackedSpanIds.size, 0)} spans) all present after SIGKILL + restart`)
     child.kill('SIGTERM')
     await exited(child)
+
+    // The hourly roll-ups (usage, latency) count every distinct stored span once too.
+    const store = await createStore(loadConfig({ SVC_DATA_DIR: dataDir, CLICKHOUSE_URL: '' }), createLogger({ level: 'silent' }))
+    try {
+      const [ws] = await store.query<{ ws: string }>('SELECT DISTINCT workspace_id AS ws FROM spans_v1')
+      const figures = await rollupFigures(store, ws!.ws)
+      expect(figures).toEqual(await rollupReference(store, ws!.ws))
+      expect(figures.usage.length).toBeGreaterThan(0)
+    } finally {
+      await store.close()
+    }
   }, 180_000)
 })

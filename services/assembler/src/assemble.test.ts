@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { SpanRecord } from '@svc/shared/bus/records'
 import { loadPriceTable } from '@svc/shared/domain/pricing'
-import { markFirstDeliveries, spanKey, spanRow, type RowContext } from './assemble.js'
+import { markFirstDeliveries, newestPerSpan, spanKey, spanRow, type RowContext } from './assemble.js'
 
 const ctx: RowContext = { retentionHours: 24, costProvider: 'openai', prices: loadPriceTable() }
 
@@ -49,6 +49,17 @@ describe('spanRow', () => {
   })
   it('leaves a non-LLM span at zero tokens and cost', () => {
     expect(spanRow({ ...base, attributes: { 'http.method': 'GET' } }, ctx)).toMatchObject({ model: '', input_tokens: 0, output_tokens: 0, cost_usd: 0, is_llm: 0 })
+  })
+})
+
+describe('newestPerSpan', () => {
+  const row = (span: string, receivedMs: number) => ({ ...spanRow({ ...base, span_id: span.repeat(16), received_at_ms: receivedMs }, ctx) })
+
+  it('keeps one copy of each span, the one received last, in the order spans first appear', () => {
+    const rows = [row('1', 10), row('2', 10), row('1', 30), row('3', 10), row('1', 20)]
+    expect(newestPerSpan(rows).map((r) => [r.span_id[0], r.received_at])).toEqual([['1', '30'], ['2', '10'], ['3', '10']])
+    const unique = [row('1', 10), row('2', 10)]
+    expect(newestPerSpan(unique)).toBe(unique)
   })
 })
 

@@ -126,6 +126,28 @@ export function spanRow(r: SpanRecord, ctx: RowContext): SpanRow {
 export const spanKey = (r: { workspace_id: string; trace_id: string; span_id: string }) => `${traceKey(r.workspace_id, r.trace_id)}:${r.span_id}`
 
 /**
+ * One row per span of a batch: the copy received last (what spans_v1's
+ * ReplacingMergeTree(received_at) keeps), in the order spans first appear. A
+ * batch then holds at most one copy of a span, so its first copy can only be
+ * replaced in spans_v1 by a copy of a later batch, stored after it was counted
+ * (or reconciled): which is what lets a replay trust a surviving first copy's
+ * batch to say whether the roll-ups counted it (store/queries/rollups.ts).
+ */
+export function newestPerSpan(rows: SpanRow[]): SpanRow[] {
+  const bySpan = new Map<string, SpanRow>()
+  for (const row of rows) {
+    const key = spanKey(row)
+    const seen = bySpan.get(key)
+    if (!seen) bySpan.set(key, row)
+    else if (Number(row.received_at) >= Number(seen.received_at)) {
+      // Re-inserting keeps the first-seen position while taking the newer copy.
+      bySpan.set(key, row)
+    }
+  }
+  return rows.length === bySpan.size ? rows : [...bySpan.values()]
+}
+
+/**
  * Marks repeats so traces_v1 sums each span once: a span already stored (found by
  * the caller's lookup) or seen earlier in the same batch gets first_delivery 0.
  * Returns how many rows were repeats.

@@ -4,7 +4,7 @@ import { isStorableUuid, type ConsumerSpec, type Rejection } from '@svc/shared/b
 import type { TraceRef } from '@svc/shared/store/queries/trace-totals'
 import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
 import type { ConsumedRecord } from '@svc/shared/bus/types'
-import { markFirstDeliveries, spanRow, type RowContext, type SpanRow } from './assemble.js'
+import { markFirstDeliveries, newestPerSpan, spanRow, type RowContext, type SpanRow } from './assemble.js'
 import type { TraceTracker } from './trace-tracker.js'
 
 export interface SpanSink {
@@ -88,7 +88,7 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
     async handle(batch, ctx) {
       const inReplay = replays(ctx.records)
       const batchId = deps.nextBatchId()
-      const rows: SpanRow[] = []
+      const mapped: SpanRow[] = []
       const spans: SpanRecord[] = []
       const rejected: Rejection[] = []
       const replayed = new Map<string, TraceRef>()
@@ -106,13 +106,14 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
           continue
         }
         row.batch_id = batchId
-        rows.push(row)
+        mapped.push(row)
         spans.push(span)
         if (inReplay.has(record)) replayed.set(traceKey(span.workspace_id, span.trace_id), { workspace_id: span.workspace_id, trace_id: span.trace_id })
       }
       // Exactly-once sums on at-least-once delivery: a trace's spans all come through
       // this partition, one batch at a time, and each batch is stored before the next
       // is handled, so the store plus this batch know every earlier copy.
+      const rows = newestPerSpan(mapped)
       if (rows.length) markFirstDeliveries(rows, await deps.storedSpans(rows, [...replayed.values()]))
       // Of a replay, only traces stored before (spans, or sums) can be off; new ones
       // are counted right by this very insert.
