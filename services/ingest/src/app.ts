@@ -14,6 +14,7 @@ import type { Logger } from '@svc/shared/log'
 import { PIPELINE_LAG, processRegistry, registerConsumerLag } from '@svc/shared/metrics'
 import { createIngestMetrics, ingestRegistry, type IngestMetrics } from './metrics.js'
 import { InflightBudget } from './middleware/backpressure.js'
+import type { IngestRouteDeps } from './routes/accept.js'
 import { codingAgentRoutes } from './routes/coding-agent.js'
 import { otlpRoutes } from './routes/otlp.js'
 import { workspaceRoutes } from './routes/workspace.js'
@@ -33,6 +34,8 @@ export interface IngestApp {
   app: Hono
   metrics: IngestMetrics
   budget: InflightBudget
+  /** What every ingest transport runs requests with (the gRPC server shares it, budget and metrics included). */
+  routeDeps: IngestRouteDeps
   /** Refuses new trace requests (503) and waits up to `timeoutMs` for admitted ones to become durable. */
   drain(timeoutMs: number): Promise<boolean>
 }
@@ -53,22 +56,21 @@ export function createIngestApp(deps: IngestDeps): IngestApp {
   registerConsumerLag(bus, PIPELINE_LAG, registry)
   app.use('/v1/*', observe)
   app.get('/metrics', metricsHandler(registry, processRegistry))
-  app.route(
-    '/',
-    otlpRoutes({
-      bus,
-      state: control.state,
-      budget,
-      metrics,
-      log,
-      maxBodyBytes: config.SVC_INGEST_MAX_BODY_BYTES,
-      produceTimeoutMs: deps.produceTimeoutMs ?? DEFAULT_PRODUCE_TIMEOUT_MS,
-      onKeyUsed,
-    }),
-  )
-  app.route('/', codingAgentRoutes({ bus, state: control.state, budget, metrics, log, maxBodyBytes: config.SVC_INGEST_MAX_BODY_BYTES, produceTimeoutMs: deps.produceTimeoutMs ?? DEFAULT_PRODUCE_TIMEOUT_MS, onKeyUsed }))
+  const routeDeps: IngestRouteDeps = {
+    bus,
+    state: control.state,
+    budget,
+    metrics,
+    log,
+    maxBodyBytes: config.SVC_INGEST_MAX_BODY_BYTES,
+    produceTimeoutMs: deps.produceTimeoutMs ?? DEFAULT_PRODUCE_TIMEOUT_MS,
+    protobuf: config.SVC_INGEST_PROTOBUF,
+    onKeyUsed,
+  }
+  app.route('/', otlpRoutes(routeDeps))
+  app.route('/', codingAgentRoutes(routeDeps))
   app.route('/', workspaceRoutes(control.state, onKeyUsed))
   app.onError(jsonErrorHandler(log))
   app.notFound(jsonNotFound)
-  return { app, metrics, budget, drain: (timeoutMs) => budget.drain(timeoutMs) }
+  return { app, metrics, budget, routeDeps, drain: (timeoutMs) => budget.drain(timeoutMs) }
 }

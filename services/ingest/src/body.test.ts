@@ -3,13 +3,13 @@ import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
 import { jsonErrorHandler } from '@svc/shared/http/errors'
 import { createLogger } from '@svc/shared/log'
-import { checkContentType, readBodyBytes, readJsonBody } from './body.js'
+import { bodyFormat, readBodyBytes, readIngestBody } from './body.js'
 
 const MAX = 1024
 
 function app() {
   const a = new Hono()
-  a.post('/', async (c) => c.json(await readJsonBody(c, { maxBytes: MAX })))
+  a.post('/', async (c) => c.json(await readIngestBody(c, { maxBytes: MAX })))
   a.onError(jsonErrorHandler(createLogger({ level: 'silent' })))
   return a
 }
@@ -18,23 +18,39 @@ const post = (body: BodyInit | null, headers: Record<string, string> = {}) => ap
 
 describe('content type', () => {
   it.each(['application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/otlp+json', undefined])('accepts %s', (ct) => {
-    expect(() => checkContentType(ct)).not.toThrow()
+    expect(() => bodyFormat(ct)).not.toThrow()
   })
   it.each(['application/x-protobuf', 'application/protobuf', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'])('refuses %s with 415', (ct) => {
-    expect(() => checkContentType(ct)).toThrow(expect.objectContaining({ status: 415, code: 'unsupported_media_type' }))
+    expect(() => bodyFormat(ct)).toThrow(expect.objectContaining({ status: 415, code: 'unsupported_media_type' }))
   })
-  it('names OTLP/JSON in the protobuf message', async () => {
+  it('answers protobuf with the way to OTLP/JSON for each producer', async () => {
     const res = await post('x', { 'content-type': 'application/x-protobuf' })
     expect(res.status).toBe(415)
-    expect(await res.json()).toMatchObject({ error: 'unsupported_media_type', message: expect.stringMatching(/http\/json/) })
+    expect(await res.json()).toMatchObject({
+      error: 'unsupported_media_type',
+      message: expect.stringMatching(/OTLP\/JSON/),
+      detail: {
+        routes: {
+          python: expect.stringMatching(/svc-sdk.*OTEL_TRACES_EXPORTER=otlp_json_http/),
+          javascript: expect.stringMatching(/http\/json/),
+          collector: expect.stringMatching(/encoding: json/),
+          other: expect.stringMatching(/SVC_INGEST_PROTOBUF=true/),
+        },
+      },
+    })
+  })
+  it.each(['application/x-protobuf', 'application/protobuf; charset=binary'])('takes %s as protobuf where the operator turned it on', (ct) => {
+    expect(bodyFormat(ct, true)).toBe('protobuf')
+    expect(bodyFormat('application/json', true)).toBe('json')
+    expect(() => bodyFormat('text/plain', true)).toThrow(/application\/json or application\/x-protobuf/)
   })
 })
 
-describe('readJsonBody', () => {
+describe('readIngestBody', () => {
   it('parses plain JSON and reports its size', async () => {
     const res = await post('{"a":[1,2]}', { 'content-type': 'application/json' })
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ value: { a: [1, 2] }, bytes: 11 })
+    expect(await res.json()).toEqual({ value: { a: [1, 2] }, bytes: 11, format: 'json' })
   })
 
   it('takes a missing content type as JSON and tolerates a BOM', async () => {
@@ -46,7 +62,7 @@ describe('readJsonBody', () => {
     for (const [enc, data] of [['gzip', gzipSync('{"ok":true}')], ['deflate', deflateSync('{"ok":true}')]] as const) {
       const res = await post(data, { 'content-type': 'application/json', 'content-encoding': enc })
       expect(res.status).toBe(200)
-      expect(await res.json()).toEqual({ value: { ok: true }, bytes: 11 })
+      expect(await res.json()).toEqual({ value: { ok: true }, bytes: 11, format: 'json' })
     }
   })
 
@@ -121,12 +137,12 @@ describe('charging the in-flight budget while reading', () => {
     expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 * 1024 * 1024)
   })
 
-  it('readJsonBody passes the charge through and reports the decompressed size', async () => {
+  it('readIngestBody passes the charge through and reports the decompressed size', async () => {
     const seen: number[] = []
     const a = new Hono()
-    a.post('/', async (c) => c.json(await readJsonBody(c, { maxBytes: MAX, charge: (n) => void seen.push(n) })))
+    a.post('/', async (c) => c.json(await readIngestBody(c, { maxBytes: MAX, charge: (n) => void seen.push(n) })))
     const res = await a.request('/', { method: 'POST', body: gzipSync('{"ok":true}'), headers: { 'content-encoding': 'gzip' } })
-    expect(await res.json()).toEqual({ value: { ok: true }, bytes: 11 })
+    expect(await res.json()).toEqual({ value: { ok: true }, bytes: 11, format: 'json' })
     expect(seen.at(-1)).toBe(11)
   })
 })

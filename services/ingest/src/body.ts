@@ -5,27 +5,45 @@
  * chunk at a time: past `maxBytes` (of the wire bytes or of the output) the read
  * stops with 413, and every chunk is first charged to the caller (the in-flight
  * budget), which can stop it too. Neither a huge upload nor a gzip bomb is ever
- * held whole.
+ * held whole. The body is JSON, or OTLP protobuf where the operator turned it on.
  */
 import { Readable, pipeline } from 'node:stream'
 import { createGunzip, createInflate } from 'node:zlib'
 import type { Context } from 'hono'
 import { badRequest, HttpError, payloadTooLarge } from '@svc/shared/http/errors'
+import { MalformedRequest } from './otlp/fields.js'
 
 const bodyTooLarge = (maxBytes: number) => payloadTooLarge(`request body exceeds ${maxBytes} bytes (measured after decompression)`, maxBytes)
 
-const unsupportedMediaType = (message: string) => new HttpError(415, 'unsupported_media_type', message)
+const unsupportedMediaType = (message: string, detail?: unknown) => new HttpError(415, 'unsupported_media_type', message, detail)
 
 /**
- * JSON only (spec: "415 ingest content type is protobuf"). A missing content type
- * is taken as JSON, as are structured-suffix types such as application/otlp+json.
+ * Each producer's working route to OTLP/JSON, in the 415 a protobuf body gets while
+ * protobuf is off (and in the README): the stock Python SDK has no http/json
+ * protocol, so that hint alone would send a Python user nowhere.
  */
-export function checkContentType(header: string | undefined): void {
+export const JSON_ROUTES = {
+  python: 'the svc-sdk package (services/sdk-python), or opentelemetry-exporter-otlp-json-http with OTEL_TRACES_EXPORTER=otlp_json_http',
+  javascript: 'OTEL_EXPORTER_OTLP_PROTOCOL=http/json (@opentelemetry/exporter-trace-otlp-http)',
+  collector: 'the otlphttp exporter with encoding: json',
+  other: 'send through an OpenTelemetry Collector as above, or ask the operator to turn on protobuf (SVC_INGEST_PROTOBUF=true) or gRPC (SVC_INGEST_GRPC_PORT)',
+} as const
+
+export type BodyFormat = 'json' | 'protobuf'
+
+/**
+ * JSON always; protobuf only when the operator turned it on (spec: "415 ingest
+ * content type is protobuf", the default). A missing content type is taken as JSON,
+ * as are structured-suffix types such as application/otlp+json.
+ */
+export function bodyFormat(header: string | undefined, protobuf = false): BodyFormat {
   const media = (header ?? '').split(';')[0]!.trim().toLowerCase()
-  if (media === '' || media === 'application/json' || /^[a-z0-9!#$&^_.-]+\/[a-z0-9!#$&^_.+-]+\+json$/.test(media)) return
-  if (media === 'application/x-protobuf' || media === 'application/protobuf')
-    throw unsupportedMediaType('protobuf is not accepted; send OTLP/JSON (e.g. OTEL_EXPORTER_OTLP_PROTOCOL=http/json)')
-  throw unsupportedMediaType(`content type ${media} is not accepted; send application/json`)
+  if (media === '' || media === 'application/json' || /^[a-z0-9!#$&^_.-]+\/[a-z0-9!#$&^_.+-]+\+json$/.test(media)) return 'json'
+  if (media === 'application/x-protobuf' || media === 'application/protobuf') {
+    if (protobuf) return 'protobuf'
+    throw unsupportedMediaType('protobuf is not accepted by this server; send OTLP/JSON (detail.routes names the way for each producer)', { routes: JSON_ROUTES })
+  }
+  throw unsupportedMediaType(`content type ${media} is not accepted; send application/json${protobuf ? ' or application/x-protobuf' : ''}`)
 }
 
 type Encoding = 'identity' | 'gzip' | 'deflate'
@@ -95,23 +113,40 @@ export interface ReadBody {
   value: unknown
   /** Size after decompression: what the in-flight budget is charged. */
   bytes: number
+  format: BodyFormat
 }
 
-/** Content type and encoding checks, capped and charged read with decompression, JSON.parse (400 when invalid). */
-export async function readJsonBody(c: Context, opts: BodyLimits): Promise<ReadBody> {
-  checkContentType(c.req.header('content-type'))
+export interface IngestBodyOptions extends BodyLimits {
+  /** Decodes a protobuf body into what the JSON decoders read; absent while protobuf is off (415). Throws MalformedRequest. */
+  protobuf?: (bytes: Uint8Array) => unknown
+}
+
+/** Content type and encoding checks, capped and charged read with decompression, then JSON.parse or the protobuf decoder (400 when invalid). */
+export async function readIngestBody(c: Context, opts: IngestBodyOptions): Promise<ReadBody> {
+  const format = bodyFormat(c.req.header('content-type'), opts.protobuf !== undefined)
   const encoding = contentEncoding(c.req.header('content-encoding'))
   const declared = Number(c.req.header('content-length'))
   // Refuse an announced oversized upload without reading it.
   if (Number.isFinite(declared) && declared > opts.maxBytes) throw bodyTooLarge(opts.maxBytes)
   const buf = await readBodyBytes(c.req.raw.body, encoding, opts)
-  let value: unknown
+  return { value: format === 'json' ? parseJson(buf) : decodeProtobuf(buf, opts.protobuf!), bytes: buf.byteLength, format }
+}
+
+function parseJson(buf: Buffer): unknown {
   try {
     const text = buf.toString('utf8')
     // A UTF-8 byte-order mark is legal in a JSON document but JSON.parse rejects it.
-    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
   } catch (err) {
     throw badRequest(`body is not valid JSON: ${(err as Error).message}`)
   }
-  return { value, bytes: buf.byteLength }
+}
+
+function decodeProtobuf(buf: Buffer, decode: (bytes: Uint8Array) => unknown): unknown {
+  try {
+    return decode(buf)
+  } catch (err) {
+    if (err instanceof MalformedRequest) throw badRequest(err.message)
+    throw err
+  }
 }

@@ -54,6 +54,10 @@ export const ConfigSchema = z
     SVC_INGEST_MAX_BODY_BYTES: positiveInt.default(16 * 1024 * 1024),
     /** Bytes of accepted-but-not-yet-durable spans before ingest answers 503. */
     SVC_INGEST_MAX_INFLIGHT_BYTES: positiveInt.default(128 * 1024 * 1024),
+    // OTLP protobuf over HTTP (application/x-protobuf) on every OTLP path; off, protobuf is answered 415 (the API document's default).
+    SVC_INGEST_PROTOBUF: bool.default('false'),
+    // OTLP/gRPC ingest on this port (conventionally 4317); unset, no gRPC listener.
+    SVC_INGEST_GRPC_PORT: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), port.optional()),
     /** A trace with no new span for this long is complete and its engine jobs are emitted. */
     SVC_TRACE_QUIET_MS: positiveInt.default(5000),
     /** The assembler's ClickHouse writer flushes at this many rows or this interval. */

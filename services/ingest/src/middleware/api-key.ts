@@ -24,17 +24,24 @@ declare module 'hono' {
 /** The raw key of a request, or null when none was sent. */
 export const apiKeyFrom = (headers: { header(name: string): string | undefined }): string | null => credentialFrom(headers)?.token ?? null
 
-/** `onUsed` hears of every accepted key (last_used_at); it must not block. */
+/**
+ * The caller of an ingest request from its headers (HTTP) or metadata (gRPC), or
+ * 401. `onUsed` hears of every accepted key (last_used_at); it must not block.
+ */
+export function authenticate(state: ControlState, headers: { header(name: string): string | undefined }, onUsed?: (keyId: string) => void): ApiKeyPrincipal {
+  const raw = apiKeyFrom(headers)
+  if (!raw) throw unauthorized('missing API key: send x-svc-api-key or Authorization: Bearer dr_...')
+  // Cheap shape check first: a JWT or junk never reaches the hash lookup.
+  if (!looksLikeApiKey(raw)) throw unauthorized('invalid API key (ingest accepts API keys only)')
+  const principal = state.resolveApiKey(raw)
+  if (!principal) throw unauthorized('invalid API key')
+  onUsed?.(principal.key_id)
+  return principal
+}
+
 export function apiKeyAuth(state: ControlState, onUsed?: (keyId: string) => void): MiddlewareHandler {
   return async (c, next) => {
-    const raw = apiKeyFrom(c.req)
-    if (!raw) throw unauthorized('missing API key: send x-svc-api-key or Authorization: Bearer dr_...')
-    // Cheap shape check first: a JWT or junk never reaches the hash lookup.
-    if (!looksLikeApiKey(raw)) throw unauthorized('invalid API key (ingest accepts API keys only)')
-    const principal = state.resolveApiKey(raw)
-    if (!principal) throw unauthorized('invalid API key')
-    onUsed?.(principal.key_id)
-    c.set('principal', principal)
+    c.set('principal', authenticate(state, c.req, onUsed))
     await next()
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The life of an ingest request, shared by every ingest route (traces, and the
- * coding-agent metrics, logs and activity): admission against the in-flight
- * budget -> body -> the route's decoder -> produce. The 202 is sent only after
+ * coding-agent metrics, logs and activity) and every transport (HTTP with JSON or
+ * protobuf bodies, gRPC in grpc.ts): admission against the in-flight budget ->
+ * body -> the route's decoder -> produce. The 202 is sent only after
  * the records (and the dead letters of rejected items) are durable on the bus, so
  * an acknowledged record is never lost; when the bus does not acknowledge, the
  * answer is 503 and the exporter retries the same batch (duplicates are possible,
@@ -15,11 +16,12 @@ import type { ControlState } from '@svc/shared/control/state'
 import { HttpError } from '@svc/shared/http/errors'
 import { boundedJson, MAX_JSON_DEPTH } from '@svc/shared/json-limits'
 import type { Logger } from '@svc/shared/log'
-import { readJsonBody } from '../body.js'
+import { readIngestBody, type BodyFormat } from '../body.js'
 import type { IngestMetrics } from '../metrics.js'
 import { apiKeyPrincipal, type ApiKeyPrincipal } from '../middleware/api-key.js'
 import { unavailable, type InflightBudget } from '../middleware/backpressure.js'
 import type { RejectedItem } from '../otlp/metrics.js'
+import { decodeProtobufRequest, encodeExportResponse, type OtlpSignal } from '../otlp/protobuf.js'
 
 export interface IngestRouteDeps {
   bus: Bus
@@ -30,6 +32,8 @@ export interface IngestRouteDeps {
   maxBodyBytes: number
   /** How long to wait for the bus to acknowledge before answering 503. */
   produceTimeoutMs: number
+  /** OTLP protobuf bodies accepted too (SVC_INGEST_PROTOBUF); off, they get 415. */
+  protobuf?: boolean
   onKeyUsed?: (keyId: string) => void
 }
 
@@ -54,62 +58,111 @@ export interface Prepared {
 /** Decodes a request body (a 400 is thrown as badRequest). */
 export type Preparer = (body: unknown, p: ApiKeyPrincipal, receivedAtMs: number, deps: IngestRouteDeps) => Prepared
 
-/** `source` names the route in dead letters (ingest.otlp, ingest.coding-agent.metrics, ...). */
-export function acceptHandler(deps: IngestRouteDeps, prepare: Preparer, source: string) {
+/** One ingest endpoint, whatever the transport: an HTTP path, or a gRPC service's Export. */
+export interface IngestRoute {
+  prepare: Preparer
+  /** Names the route in dead letters (ingest.otlp, ingest.coding-agent.metrics, ingest.grpc.traces, ...). */
+  source: string
+  /** The OTLP message its protobuf bodies and gRPC calls carry. */
+  signal: OtlpSignal
+}
+
+/** One request as its transport hands it over. */
+export interface IngestCall {
+  principal: ApiKeyPrincipal
+  /** Bytes announced before the body is read (content-length); 0 when nothing was announced. */
+  declaredBytes: number
+  /** Reads and decodes the body under the size limit, calling `charge` each time the bytes held grow (it throws the 503). */
+  read(charge: (heldBytes: number) => void): Promise<{ value: unknown; bytes: number }>
+}
+
+/** What the exporter is told once everything is durable. */
+export interface IngestOutcome {
+  noun: string
+  accepted: number
+  /** The rejected items as OTLP's partialSuccess counts them (the field, e.g. rejectedSpans; sent only when some were). */
+  partial: { field: string; rejected: number; errorMessage: string }
+}
+
+/**
+ * The request life (see the file comment), shared by HTTP JSON, HTTP protobuf and
+ * gRPC: resolves once the records and dead letters are durable; throws an
+ * HttpError (400, 413, 415, 503) that each transport renders its own way.
+ */
+export async function ingestRequest(deps: IngestRouteDeps, route: IngestRoute, call: IngestCall): Promise<IngestOutcome> {
   const { bus, budget, metrics, log } = deps
-  return async (c: Context) => {
-    metrics.requests++
-    const principal = apiKeyPrincipal(c)
-    // Charge the announced wire size before reading so a flood of uploads is refused up
-    // front; then the bytes held as they arrive (a chunked body announces nothing, and
-    // gzip output outgrows its wire size), and the decompressed size once read.
-    const declared = Number(c.req.header('content-length'))
-    const upFront = Number.isFinite(declared) && declared > 0 ? Math.min(declared, deps.maxBodyBytes) : 0
-    const reservation = budget.reserve(upFront)
-    if (!reservation) {
-      metrics.throttled_requests++
-      throw unavailable(budget.isClosing ? 'ingest is shutting down; retry' : 'ingest is at capacity; retry shortly')
-    }
-    const charge = (bytes: number) => {
-      if (reservation.resize(bytes)) return
-      // Released at once, not when the error has unwound: requests growing side by side
-      // would otherwise all be refused in the same round.
-      reservation.release()
-      metrics.throttled_requests++
-      throw unavailable('ingest is at capacity; retry shortly')
-    }
-    let handedOff = false
+  metrics.requests++
+  const principal = call.principal
+  // Charge the announced wire size before reading so a flood of uploads is refused up
+  // front; then the bytes held as they arrive (a chunked body announces nothing, and
+  // gzip output outgrows its wire size), and the decompressed size once read.
+  const upFront = Math.min(call.declaredBytes, deps.maxBodyBytes)
+  const reservation = budget.reserve(upFront)
+  if (!reservation) {
+    metrics.throttled_requests++
+    throw unavailable(budget.isClosing ? 'ingest is shutting down; retry' : 'ingest is at capacity; retry shortly')
+  }
+  const charge = (bytes: number) => {
+    if (reservation.resize(bytes)) return
+    // Released at once, not when the error has unwound: requests growing side by side
+    // would otherwise all be refused in the same round.
+    reservation.release()
+    metrics.throttled_requests++
+    throw unavailable('ingest is at capacity; retry shortly')
+  }
+  let handedOff = false
+  try {
+    const body = await call.read((held) => charge(Math.max(held, upFront)))
+    charge(body.bytes)
+    const receivedAtMs = Date.now()
+    const prepared = route.prepare(body.value, principal, receivedAtMs, deps)
+    const deadLetters: OutgoingRecord[] = prepared.rejected.map((r) => ({ key: principal.workspace_id, value: deadLetterV1.encode(deadLetter(r, principal, route.source, receivedAtMs)) }))
+    const calls: Promise<unknown>[] = []
+    for (const { topic, records } of [...prepared.records, { topic: TOPICS.spansRawDlq, records: deadLetters }])
+      for (let i = 0; i < records.length; i += PRODUCE_CHUNK) calls.push(bus.produce(topic, records.slice(i, i + PRODUCE_CHUNK)))
+    // The bytes stay charged until every produce call settles, even if we stop waiting for them.
+    handedOff = true
+    void Promise.allSettled(calls).then(reservation.release)
     try {
-      const body = await readJsonBody(c, { maxBytes: deps.maxBodyBytes, charge: (held) => charge(Math.max(held, upFront)) })
-      charge(body.bytes)
-      const receivedAtMs = Date.now()
-      const prepared = prepare(body.value, principal, receivedAtMs, deps)
-      const deadLetters: OutgoingRecord[] = prepared.rejected.map((r) => ({ key: principal.workspace_id, value: deadLetterV1.encode(deadLetter(r, principal, source, receivedAtMs)) }))
-      const calls: Promise<unknown>[] = []
-      for (const { topic, records } of [...prepared.records, { topic: TOPICS.spansRawDlq, records: deadLetters }])
-        for (let i = 0; i < records.length; i += PRODUCE_CHUNK) calls.push(bus.produce(topic, records.slice(i, i + PRODUCE_CHUNK)))
-      // The bytes stay charged until every produce call settles, even if we stop waiting for them.
-      handedOff = true
-      void Promise.allSettled(calls).then(reservation.release)
-      try {
-        await withTimeout(Promise.all(calls), deps.produceTimeoutMs)
-      } catch (err) {
-        metrics.produce_failures++
-        log.warn({ err, source, records: prepared.accepted, dead_letters: deadLetters.length, workspace_id: principal.workspace_id }, 'bus did not acknowledge the records; answering 503')
-        throw unavailable('the records could not be stored; retry')
-      }
-      metrics.dead_lettered += deadLetters.length
-      prepared.onStored?.(metrics)
-      const out: Record<string, unknown> = { [`accepted_${prepared.noun}`]: prepared.accepted, [`rejected_${prepared.noun}`]: prepared.rejected.length }
-      // partialSuccess is the OTLP Export*ServiceResponse field exporters log (int64 -> string in JSON).
-      if (prepared.rejected.length) out.partialSuccess = { [prepared.partialField]: String(prepared.rejected.length), errorMessage: summarize(prepared.rejected) }
-      return c.json(out, 202)
+      await withTimeout(Promise.all(calls), deps.produceTimeoutMs)
     } catch (err) {
-      if (err instanceof HttpError && err.status === 400) metrics.malformed_requests++
-      throw err
-    } finally {
-      if (!handedOff) reservation.release()
+      metrics.produce_failures++
+      log.warn({ err, source: route.source, records: prepared.accepted, dead_letters: deadLetters.length, workspace_id: principal.workspace_id }, 'bus did not acknowledge the records; answering 503')
+      throw unavailable('the records could not be stored; retry')
     }
+    metrics.dead_lettered += deadLetters.length
+    prepared.onStored?.(metrics)
+    const rejected = prepared.rejected.length
+    return { noun: prepared.noun, accepted: prepared.accepted, partial: { field: prepared.partialField, rejected, errorMessage: rejected ? summarize(prepared.rejected) : '' } }
+  } catch (err) {
+    if (err instanceof HttpError && err.status === 400) metrics.malformed_requests++
+    throw err
+  } finally {
+    if (!handedOff) reservation.release()
+  }
+}
+
+/** The HTTP handler of a route: JSON in, JSON out; protobuf in, protobuf out (where the operator turned it on). */
+export function acceptHandler(deps: IngestRouteDeps, route: IngestRoute) {
+  const protobuf = deps.protobuf ? (bytes: Uint8Array) => decodeProtobufRequest(route.signal, bytes) : undefined
+  return async (c: Context) => {
+    const declared = Number(c.req.header('content-length'))
+    let format = 'json' as BodyFormat
+    const outcome = await ingestRequest(deps, route, {
+      principal: apiKeyPrincipal(c),
+      declaredBytes: Number.isFinite(declared) && declared > 0 ? declared : 0,
+      read: async (charge) => {
+        const body = await readIngestBody(c, { maxBytes: deps.maxBodyBytes, charge, protobuf })
+        format = body.format
+        return body
+      },
+    })
+    if (format === 'protobuf') return c.body(new Uint8Array(encodeExportResponse(route.signal, outcome.partial)), 202, { 'content-type': 'application/x-protobuf' })
+    const { field, rejected, errorMessage } = outcome.partial
+    const out: Record<string, unknown> = { [`accepted_${outcome.noun}`]: outcome.accepted, [`rejected_${outcome.noun}`]: rejected }
+    // partialSuccess is the OTLP Export*ServiceResponse field exporters log (int64 -> string in JSON).
+    if (rejected) out.partialSuccess = { [field]: String(rejected), errorMessage }
+    return c.json(out, 202)
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Coding-agent telemetry ingest (spec "Ingest API"): POST
  * /v1/otlp/coding-agent/v1/{traces,metrics,logs,activity}. The rules of trace
- * ingest hold: API key only (401), JSON only (415 for protobuf), 400 for a
+ * ingest hold: API key only (401), JSON (protobuf 415 unless the operator turned
+ * it on; the activity endpoint's protobuf is an OTLP logs request), 400 for a
  * malformed body, 413 past the size limit, 503 when the in-flight budget is full
  * or the bus does not acknowledge, and a 202 only once every record (and the dead
  * letter of every rejected item) is durable on the bus.
@@ -21,7 +22,7 @@ import { badRequest } from '@svc/shared/http/errors'
 import { apiKeyAuth, type ApiKeyPrincipal } from '../middleware/api-key.js'
 import { decodeActivityRequest, decodeLogsRequest, stripEventText } from '../otlp/logs.js'
 import { decodeMetricsRequest } from '../otlp/metrics.js'
-import { acceptHandler, type IngestRouteDeps, type Preparer } from './accept.js'
+import { acceptHandler, type IngestRoute, type IngestRouteDeps, type Preparer } from './accept.js'
 import { prepareTraces } from './otlp.js'
 
 export const CODING_AGENT_PREFIX = '/v1/otlp/coding-agent/v1'
@@ -51,12 +52,17 @@ const eventPreparer =
     return { records: [{ topic: TOPICS.codingAgentEvents, records }], rejected: d.rejected, accepted: records.length, noun: 'log_records', partialField: 'rejectedLogRecords' }
   }
 
+/** The coding-agent endpoints by name, shared with the gRPC services (metrics and logs). */
+export const codingAgentRoute = {
+  traces: { prepare: prepareTraces, source: 'ingest.coding-agent.traces', signal: 'traces' },
+  metrics: { prepare: prepareMetrics, source: 'ingest.coding-agent.metrics', signal: 'metrics' },
+  logs: { prepare: eventPreparer(decodeLogsRequest), source: 'ingest.coding-agent.logs', signal: 'logs' },
+  activity: { prepare: eventPreparer(decodeActivityRequest), source: 'ingest.coding-agent.activity', signal: 'logs' },
+} as const satisfies Record<string, IngestRoute>
+
 export function codingAgentRoutes(deps: IngestRouteDeps): Hono {
   const app = new Hono()
   const auth = apiKeyAuth(deps.state, deps.onKeyUsed)
-  app.post(`${CODING_AGENT_PREFIX}/traces`, auth, acceptHandler(deps, prepareTraces, 'ingest.coding-agent.traces'))
-  app.post(`${CODING_AGENT_PREFIX}/metrics`, auth, acceptHandler(deps, prepareMetrics, 'ingest.coding-agent.metrics'))
-  app.post(`${CODING_AGENT_PREFIX}/logs`, auth, acceptHandler(deps, eventPreparer(decodeLogsRequest), 'ingest.coding-agent.logs'))
-  app.post(`${CODING_AGENT_PREFIX}/activity`, auth, acceptHandler(deps, eventPreparer(decodeActivityRequest), 'ingest.coding-agent.activity'))
+  for (const [name, route] of Object.entries(codingAgentRoute)) app.post(`${CODING_AGENT_PREFIX}/${name}`, auth, acceptHandler(deps, route))
   return app
 }

@@ -1,6 +1,6 @@
 /**
- * POST /v1/otlp/traces (alias /v1/traces): OTLP/JSON or the flat span array to
- * spans.raw.v1, through the shared request life in accept.ts (202 only once
+ * POST /v1/otlp/traces (alias /v1/traces): OTLP/JSON or the flat span array (and
+ * OTLP protobuf where the operator turned it on) to spans.raw.v1, through the shared request life in accept.ts (202 only once
  * durable). With capture_text off the text is removed here, before anything is
  * written, so it is stored nowhere.
  */
@@ -37,7 +37,7 @@ export const prepareTraces: Preparer = (body, p, receivedAtMs, deps) => {
 export function otlpRoutes(deps: IngestRouteDeps): Hono {
   const app = new Hono()
   const auth = apiKeyAuth(deps.state, deps.onKeyUsed)
-  const handler = acceptHandler(deps, prepareTraces, 'ingest.otlp')
+  const handler = acceptHandler(deps, { prepare: prepareTraces, source: 'ingest.otlp', signal: 'traces' })
   app.post('/v1/otlp/traces', auth, handler)
   app.post('/v1/traces', auth, handler)
   return app
