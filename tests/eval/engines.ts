@@ -1,48 +1,89 @@
 /**
- * pnpm eval:engines — the deterministic engines scored against the labelled traces
- * of tests/fixtures/engines (the same figures the *.eval.test.ts files assert
- * floors on), printed as one report with every miss. Two sets are reported apart:
- * the development traces (written alongside the algorithms) and the held-out
- * traces (holdout-*.json, written and labelled by someone who had not seen the
- * algorithms), whose figures are the better guess of behaviour on new traffic.
+ * pnpm eval:engines [--sets old,dev,heldout,alignment] — the engines scored against the
+ * labelled traces, one report per set, development and held-out apart:
+ * - `old`: tests/fixtures/engines (its holdout-* files are known by now: development);
+ * - `dev`: tests/fixtures/engines-v2/dev, the v2 development traces;
+ * - `heldout`: tests/fixtures/engines-v2/heldout, labelled blind to the engines. Its
+ *   figures are the guess of behaviour on new traffic, so only aggregates and the
+ *   per-kind table are printed for it, never its individual misses: tune on the
+ *   others (`--sets old,dev`).
+ * content_reliability per claim kind (supported precision/recall, "not supported"
+ * detection, false "contradicted"), Spearman between labelled supported share and
+ * score, the reliability diagram of confidences, sources' verification levels,
+ * decomposition, decision_trace and optimization (redundant_tool_call apart).
+ * The *.eval.test.ts files assert floors on the development figures.
  */
-import { loadFixtures, type Fixture } from '@svc/engines/test-support/fixtures'
-import { evaluateReliability } from '@svc/engines/test-support/eval-reliability'
+import { parseArgs } from 'node:util'
+import { loadFixtures, loadV2, type Fixture } from '@svc/engines/test-support/fixtures'
+import { evaluateReliability, figures, type ReliabilityEvaluation, type Tally } from '@svc/engines/test-support/eval-reliability'
+import { reliabilityRunner } from '@svc/engines/test-support/eval-runner'
 import { evaluateDecisions, evaluateDecomposition, evaluateFindings } from '@svc/engines/test-support/eval-tasks'
 import { fmt, table } from '../bench/stats.js'
 
-function report(title: string, fixtures: Fixture[]): string[] {
-  const r = evaluateReliability(fixtures)
+const { values: args } = parseArgs({ options: { sets: { type: 'string', default: 'old,dev,heldout,alignment' } } })
+const wanted = new Set(args.sets!.split(','))
+
+const f3 = (x: number) => fmt(x, 3)
+const line = (t: Tally) => {
+  const x = figures(t)
+  return `${String(t.claims).padStart(4)}  supported P ${f3(x.supportedPrecision)} R ${f3(x.supportedRecall)}  |  not-supported P ${f3(x.notSupportedPrecision)} R ${f3(x.notSupportedRecall)} F1 ${f3(x.notSupportedF1)}  |  false contradicted ${fmt(100 * x.falseContradictedShare, 1)}% (${t.falseContradicted})  contradicted precision ${f3(x.contradictedPrecision)} (${t.rightContradicted}/${t.predictedContradicted})`
+}
+
+function reliabilityReport(r: ReliabilityEvaluation) {
+  const rows: Array<[string, string]> = [['content_reliability, all claims', line(r.all)]]
+  if (r.byKind.size > 1 || !r.byKind.has('unlabelled')) for (const [kind, t] of [...r.byKind].sort()) rows.push([`  kind ${kind}`, line(t)])
+  rows.push(
+    ['  claims not extracted', String(r.unmatched)],
+    ['  Spearman (labelled supported share ~ score)', `${f3(r.spearman)} over ${r.ranked} traces`],
+    ['  calibration (ECE)', `${f3(r.calibration.ece)}; ` + r.calibration.bins.map((b) => `[${fmt(b.from, 1)}: n ${b.n} conf ${fmt(b.meanConfidence, 2)} acc ${fmt(b.accuracy, 2)}]`).join(' ')],
+  )
+  if (r.answers.labelled) rows.push(['  answer judged = labelled answer', `${r.answers.right}/${r.answers.labelled}`])
+  rows.push(['sources: verification levels', `${r.sourcesCorrect}/${r.sourcesLabelled} correct`])
+  table(rows)
+}
+
+async function report(title: string, fixtures: Fixture[], showMisses: boolean): Promise<string[]> {
+  const r = await evaluateReliability(fixtures, reliabilityRunner())
   const d = evaluateDecomposition(fixtures)
   const t = evaluateDecisions(fixtures)
   const f = evaluateFindings(fixtures)
+  const redundant = evaluateFindings(fixtures, undefined, 'redundant_tool_call')
   process.stdout.write(`\n${title}: ${fixtures.length} labelled traces\n`)
+  reliabilityReport(r)
   table([
-    ['content_reliability: supported claims', `precision ${fmt(r.precision, 3)}  recall ${fmt(r.recall, 3)}  accuracy ${fmt(r.accuracy, 3)}  (TP ${r.tp} FP ${r.fp} FN ${r.fn} TN ${r.tn}; ${r.unmatched} labelled claims not extracted)`],
-    ['sources: verification levels', `${r.sourcesCorrect}/${r.sourcesLabelled} correct`],
-    ['decomposition', `sub-task recall ${fmt(d.sub_task_recall, 3)} (${d.found}/${d.labelled_sub_tasks})  resolved accuracy ${fmt(d.resolved_accuracy, 3)}  coverage mean absolute error ${fmt(d.coverage_mae, 4)} over ${d.fixtures} traces`],
-    ['decision_trace', t.labelled_decisions ? `labelled decisions found ${t.found}/${t.labelled_decisions} (${fmt(t.decision_recall, 3)})` : 'no labelled decisions'],
-    ['optimization findings', f.labelled || f.predicted ? `precision ${fmt(f.precision, 3)}  recall ${fmt(f.recall, 3)}  (${f.true_positives} of ${f.predicted} predicted, ${f.labelled} labelled)` : 'no labelled findings'],
+    ['decomposition', `sub-task recall ${f3(d.sub_task_recall)} (${d.found}/${d.labelled_sub_tasks})  resolved accuracy ${f3(d.resolved_accuracy)}  coverage mean absolute error ${fmt(d.coverage_mae, 4)} over ${d.fixtures} traces`],
+    ['decision_trace', t.labelled_decisions ? `labelled decisions found ${t.found}/${t.labelled_decisions} (${f3(t.decision_recall)})` : 'no labelled decisions'],
+    ['optimization findings', f.labelled || f.predicted ? `precision ${f3(f.precision)}  recall ${f3(f.recall)}  (${f.true_positives} of ${f.predicted} predicted, ${f.labelled} labelled)` : 'no labelled findings'],
+    ['  redundant_tool_call', redundant.labelled || redundant.predicted ? `precision ${f3(redundant.precision)}  recall ${f3(redundant.recall)}  (${redundant.true_positives} of ${redundant.predicted} predicted, ${redundant.labelled} labelled)` : 'none labelled or found'],
   ])
-  return [
-    ...r.fixtures.flatMap((x) => x.misses.map((m) => `${x.file}: claim "${m.text}" labelled ${m.expected ? 'supported' : 'unsupported'}, engine said ${m.got}`)),
-    ...r.fixtures.flatMap((x) => x.sourceMisses.map((m) => `${x.file}: source ${m.url} expected ${m.expected}, got ${m.got}`)),
+  const misses = [
+    ...r.answers.misses,
+    ...r.misses.map((m) => `${m.file}: [${m.kind}] "${m.text}" labelled ${m.expected}, engine ${m.got}${m.confidence === null ? '' : ` (${m.confidence})`}`),
+    ...r.sourceMisses,
     ...d.misses,
     ...t.misses,
     ...f.misses,
     ...f.false_positives.map((x) => `false positive: ${x}`),
   ]
+  if (!showMisses) {
+    process.stdout.write(`  (${misses.length} misses, not listed: a held-out set is not for tuning)\n`)
+    return []
+  }
+  return misses.map((m) => `${title}: ${m}`)
 }
 
-const all = loadFixtures()
-const heldOut = (f: Fixture) => f.file.startsWith('holdout-')
-const misses = [...report('development set', all.filter((f) => !heldOut(f))), ...report('held-out set', all.filter(heldOut))]
-report('all', all)
-process.stdout.write(`\nmisses (${misses.length})\n`)
+const sets: Array<[string, string, () => Fixture[], boolean]> = [
+  ['old', 'old set (tests/fixtures/engines, development)', loadFixtures, true],
+  ['dev', 'v2 development set (engines-v2/dev)', () => loadV2('dev'), true],
+  ['heldout', 'v2 held-out set (engines-v2/heldout)', () => loadV2('heldout'), false],
+]
+const misses: string[] = []
+for (const [key, title, load, show] of sets) if (wanted.has(key)) misses.push(...(await report(title, load(), show)))
+process.stdout.write(`\nmisses on the development sets (${misses.length})\n`)
 for (const m of misses) process.stdout.write(`  - ${m}\n`)
 
 // alignment: the labelled policy outputs of tests/fixtures/alignment, development and held-out (holdout-*) apart.
-{
+if (wanted.has('alignment')) {
   const { evaluateAlignment, loadAlignmentFixtures } = await import('@svc/engines/alignment/eval-fixtures')
   const fixtures = loadAlignmentFixtures()
   for (const [title, set] of [['development', fixtures.filter((f) => !f.file.startsWith('holdout-'))], ['held-out', fixtures.filter((f) => f.file.startsWith('holdout-'))]] as const) {

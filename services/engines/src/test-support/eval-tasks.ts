@@ -89,15 +89,17 @@ export interface FindingsEval {
   false_positives: string[]
 }
 
-export function evaluateFindings(fixtures: Fixture[], prices: PriceTable = loadPriceTable()): FindingsEval {
+/** Findings of every kind, or of one `kind` only (labels and predictions of other kinds are ignored). */
+export function evaluateFindings(fixtures: Fixture[], prices: PriceTable = loadPriceTable(), kind?: string): FindingsEval {
   const scored = fixtures.filter((f) => Array.isArray(f.labels.findings))
+  const ofKind = (k: string) => !kind || k === kind
   let labelled = 0, predicted = 0, tp = 0
   const misses: string[] = []
   const fps: string[] = []
   for (const f of scored) {
     const v = fixtureView(f)
-    const got = optimization(v.trace_id, [...correlationFindings(v, prices), ...savingsFindings(v, prices)]).findings.map((x) => `${x.kind} ${x.span_id}`)
-    const want = new Set(f.labels.findings!.map((x) => `${x.kind} ${x.span_id}`))
+    const got = optimization(v.trace_id, [...correlationFindings(v, prices), ...savingsFindings(v, prices)]).findings.filter((x) => ofKind(x.kind)).map((x) => `${x.kind} ${x.span_id}`)
+    const want = new Set(f.labels.findings!.filter((x) => ofKind(x.kind)).map((x) => `${x.kind} ${x.span_id}`))
     labelled += want.size
     predicted += got.length
     for (const g of got) {

@@ -9,14 +9,21 @@ import { fileURLToPath } from 'node:url'
 import { spanRow } from '@svc/assembler/assemble'
 import { loadPriceTable } from '@svc/shared/domain/pricing'
 import { decodeTraceRequest } from '@svc/ingest/otlp/decode'
+import { loadV2Fixtures } from '../../../../tests/fixtures/engines-v2/fixtures-v2.js'
 import { traceViewFromRows, type TraceView } from '../trace-view.js'
 
 export const FIXTURE_DIR = fileURLToPath(new URL('../../../../tests/fixtures/engines/', import.meta.url))
 export const FIXTURE_WORKSPACE = '00000000-0000-4000-8000-0000000000e1'
 
 export interface FixtureLabels {
-  /** content_reliability: each output claim (a distinctive substring of it) and whether the trace's evidence supports it. */
-  claims?: Array<{ text: string; supported: boolean }>
+  /**
+   * content_reliability: each output claim (a distinctive substring of it) and whether the trace's evidence supports it;
+   * the v2 sets (tests/fixtures/engines-v2) add the three-way verdict and the difficulty it tests.
+   */
+  claims?: Array<{ text: string; supported: boolean; verdict?: 'supported' | 'not_supported' | 'contradicted'; kind?: string }>
+  /** v2: the span whose output is the reply the user saw, and spans repeating the same reply. */
+  final_answer_span_id?: string
+  final_answer_alt_span_ids?: string[]
   /** decomposition: the parts of the request and whether the trace addressed each. */
   sub_tasks?: Array<{ text: string; resolved: boolean }>
   coverage?: number
@@ -33,7 +40,8 @@ export interface Fixture {
   name: string
   description: string
   labels: FixtureLabels
-  spans: unknown[]
+  /** A flat span array, or (v2) an OTLP/JSON envelope `{ resourceSpans: [...] }`: the ingest decoder takes both. */
+  spans: unknown
 }
 
 export const loadFixture = (file: string): Fixture => ({ file, ...(JSON.parse(readFileSync(FIXTURE_DIR + file, 'utf8')) as Omit<Fixture, 'file'>) })
@@ -44,6 +52,9 @@ export function loadFixtures(): Fixture[] {
     .sort()
     .map(loadFixture)
 }
+
+/** The blind v2 sets (tests/fixtures/engines-v2, README there): `dev` to tune on, `heldout` only to report. */
+export const loadV2 = (split: 'dev' | 'heldout'): Fixture[] => loadV2Fixtures(split).map(({ file, name, description, labels, spans }) => ({ file: `${split}/${file}`, name, description, labels, spans }))
 
 const prices = loadPriceTable()
 
