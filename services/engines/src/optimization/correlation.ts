@@ -7,6 +7,7 @@
  *   it, bought nothing.
  * - oversized_context: a large prompt of which the answer visibly used a small
  *   share; the unused share of the input tokens is the saving.
+ * - redundant_tool_call: a tool called again with the same arguments and result (redundant.ts).
  */
 import type { PriceTable } from '@svc/shared/domain/pricing'
 import type { OptimizationFinding } from '../outputs.js'
@@ -14,6 +15,7 @@ import type { TraceView, ViewSpan } from '../trace-view.js'
 import { requestedTools, toolName } from '../decision-trace/signals.js'
 import { completionText, overlap, wordSet } from '../decomposition/text.js'
 import { priceSpan, usd } from './cost.js'
+import { redundantToolCalls } from './redundant.js'
 
 export const OVERSIZED_MIN_INPUT_TOKENS = 4000
 /** At most this share of the prompt used for a finding. */
@@ -111,5 +113,5 @@ function oversizedContext(view: TraceView, prices: PriceTable): OptimizationFind
 }
 
 export function correlationFindings(view: TraceView, prices: PriceTable): OptimizationFinding[] {
-  return [...promptCache(view, prices), ...failingRetries(view, prices), ...oversizedContext(view, prices)]
+  return [...promptCache(view, prices), ...failingRetries(view, prices), ...oversizedContext(view, prices), ...redundantToolCalls(view, prices)]
 }

@@ -9,7 +9,7 @@ export { correlationFindings } from './correlation.js'
 export { savingsFindings } from './savings.js'
 
 /** Findings that remove the call altogether: any other saving on the same span would be counted twice. */
-const ELIMINATING = new Set(['prompt_cache', 'failing_retries'])
+const ELIMINATING = new Set(['prompt_cache', 'failing_retries', 'redundant_tool_call'])
 
 export function optimization(traceId: string, findings: OptimizationFinding[]): Optimization {
   const eliminated = new Set(findings.filter((f) => ELIMINATING.has(f.kind)).map((f) => f.span_id))

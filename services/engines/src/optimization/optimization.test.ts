@@ -53,6 +53,33 @@ describe('correlation', () => {
   })
 })
 
+describe('correlation: redundant_tool_call', () => {
+  const tool = (id: string, ms: [number, number], args: string, result: string, status = 'OK') =>
+    span(id, ms, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'plan_load', 'gen_ai.tool.call.arguments': args, 'gen_ai.tool.call.result': result }, status)
+  const asks = (model: string, inTok: number, outTok: number, calls: string[]) => ({
+    'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model, 'gen_ai.provider.name': 'openai', 'gen_ai.usage.input_tokens': inTok, 'gen_ai.usage.output_tokens': outTok,
+    'gen_ai.input.messages': JSON.stringify([{ role: 'user', content: 'plan it' }]),
+    'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: calls.map((name) => ({ type: 'tool_call', name, arguments: {} })) }]),
+  })
+  it('flags the repeat with the same arguments (any key order) and result, priced with its share of the turn that asked for it', () => {
+    const view = fixtureView({ file: 'inline', spans: [
+      span('1', [0, 100], asks('gpt-4o', 1000, 20, ['plan_load'])),
+      tool('2', [110, 200], '{"a":1,"b":2}', '{"fit":33}'),
+      span('3', [210, 300], asks('gpt-4o', 1200, 20, ['plan_load', 'weather'])),
+      tool('4', [310, 400], '{"b":2, "a":1}', '{"fit": 33}'),
+      tool('5', [410, 500], '{"a":1,"b":3}', '{"fit":33}'),
+    ] })
+    const f = correlationFindings(view, prices).filter((x) => x.kind === 'redundant_tool_call')
+    expect(f.map((x) => x.span_id)).toEqual(['0000000000000004'])
+    expect(f[0]!.estimated_savings_usd).toBeCloseTo(cost('openai', 'gpt-4o', 1200, 20) / 2, 8)
+    expect(f[0]!.rationale).toMatch(/same arguments.*0000000000000002/)
+  })
+  it('leaves failed repeats to failing_retries and different results alone', () => {
+    const view = fixtureView({ file: 'inline', spans: [tool('1', [0, 10], '{"a":1}', '{"n":1}'), tool('2', [20, 30], '{"a":1}', '{"n":2}'), tool('3', [40, 50], '{"a":1}', '{"n":2}', 'ERROR')] })
+    expect(correlationFindings(view, prices).filter((x) => x.kind === 'redundant_tool_call')).toEqual([])
+  })
+})
+
 describe('optimization', () => {
   const f = (kind: string, span_id: string, usd: number): OptimizationFinding => ({ kind, span_id, current_model: 'm', suggested_model: '', rationale: '', estimated_savings_usd: usd, engine: 'correlation' })
   it('merges, drops savings on calls a cache or a stop would remove, sorts and totals', () => {
