@@ -16,6 +16,8 @@ import type { Store } from '@svc/shared/store/types'
 
 export interface RunningStack {
   ingestPort: number
+  /** OTLP/gRPC ingest, when SVC_INGEST_GRPC_PORT is set. */
+  grpcPort: number | null
   apiPort: number
   control: ControlPlane
   bus: Bus
@@ -56,7 +58,7 @@ export async function startAll(config: Config, log: Logger): Promise<RunningStac
     closers.push(() => ingest.close())
     const api = await startApi({ store, control, cache, config, log, bus })
     closers.push(() => api.close())
-    return { ingestPort: ingest.port, apiPort: api.port, control, bus, store, generated, close }
+    return { ingestPort: ingest.port, grpcPort: ingest.grpcPort, apiPort: api.port, control, bus, store, generated, close }
   } catch (err) {
     await close()
     throw err
