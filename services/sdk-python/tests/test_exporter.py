@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import logging
+import os
 import socket
+import subprocess
+import sys
 import threading
 from email.utils import format_datetime
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import List, Sequence
 
 import pytest
@@ -230,3 +234,22 @@ def test_works_alone_under_a_batch_span_processor(server: LoopbackServer) -> Non
     provider.shutdown()
     names = sorted(s["name"] for r in server.posts() for rs in r.json()["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"])
     assert names == ["child", "root"]
+
+
+def test_zero_code_instrumentation_picks_it_by_name(server: LoopbackServer) -> None:
+    """opentelemetry-instrument with OTEL_TRACES_EXPORTER=svc_otlp_json (the package's entry point), configured by the environment alone."""
+    instrument = Path(sys.executable).with_name("opentelemetry-instrument")
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src"),
+        "OTEL_TRACES_EXPORTER": "svc_otlp_json", "OTEL_METRICS_EXPORTER": "none", "OTEL_LOGS_EXPORTER": "none",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": server.url, "SVC_API_KEY": KEY, "OTEL_SERVICE_NAME": "zero-code",
+    }
+    app = "from opentelemetry import trace\nwith trace.get_tracer('app').start_as_current_span('zero-code span'):\n    pass\n"
+    done = subprocess.run([str(instrument), sys.executable, "-c", app], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    [req] = server.posts()
+    assert req.path == "/v1/traces" and req.headers["x-svc-api-key"] == KEY and req.headers["content-encoding"] == "gzip"
+    [rs] = req.json()["resourceSpans"]
+    assert {"key": "service.name", "value": {"stringValue": "zero-code"}} in rs["resource"]["attributes"]
+    assert [s["name"] for ss in rs["scopeSpans"] for s in ss["spans"]] == ["zero-code span"]
