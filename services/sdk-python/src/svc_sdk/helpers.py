@@ -60,6 +60,9 @@ class _Scoped:
     ``with``, enters a fresh scope, so one helper object can decorate a function
     that runs on many threads or tasks at once."""
 
+    def __init__(self) -> None:
+        self._stack: List[Any] = []
+
     def _fresh(self) -> _Scoped:
         raise NotImplementedError
 
@@ -68,9 +71,6 @@ class _Scoped:
 
     def _exit(self, exc: Optional[BaseException]) -> None:
         raise NotImplementedError
-
-    def __init__(self) -> None:
-        self._stack: List[Any] = []
 
     def __enter__(self) -> Any:
         return self._enter()

@@ -28,6 +28,8 @@ DEFAULT_CONFIG_REFRESH = 300.0
 
 
 class _ConfigLookup:
+    """Asks sdk-config and sets the gate from the answer; warns once per new failure reason."""
+
     def __init__(self, base: str, api_key: str, timeout: float, gate: CaptureGate, disabled: bool) -> None:
         self.base = base
         self.api_key = api_key
