@@ -7,6 +7,11 @@
 # Arguments override the env vars of the same name. Defaults: PORT=9092,
 # CONTROLLER_PORT=9093, LOG_DIR=a fresh temp dir (data is thrown away). Waiters
 # look for the line "Kafka Server started" in the output.
+#
+# A LOG_DIR can be restarted on (after a stop or a crash) and keeps its topics,
+# records and group offsets: its KRaft cluster id is chosen on the first start and
+# kept in $LOG_DIR/cluster.id, since the broker refuses data formatted under
+# another id. Restart with the same ports.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -33,8 +38,21 @@ sed -e "s|\${PORT}|$PORT|g" \
     -e "s|\${LOG_DIR}|$LOG_DIR/data|g" \
     "$HERE/server.properties.template" > "$PROPS"
 
-# KRaft storage needs a cluster id: 16 random bytes, base64url without padding (22 chars).
-CLUSTER_ID="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+# KRaft storage needs a cluster id: 16 random bytes, base64url without padding (22
+# chars), made once per LOG_DIR and kept with the data. A data dir formatted before
+# the id was kept (no cluster.id yet) still names its id in meta.properties.
+ID_FILE="$LOG_DIR/cluster.id"
+META="$LOG_DIR/data/meta.properties"
+if [[ -s "$ID_FILE" ]]; then
+  CLUSTER_ID="$(tr -d ' \n' < "$ID_FILE")"
+elif [[ -f "$META" ]]; then
+  CLUSTER_ID="$(sed -n 's/^cluster\.id=//p' "$META" | tr -d ' \r\n')"
+else
+  CLUSTER_ID="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+fi
+[[ -n "$CLUSTER_ID" ]] || { echo "run-local-broker: no cluster.id in $META; remove $LOG_DIR to start afresh" >&2; exit 1; }
+# Written before the format, so a crash between the two leaves the id the data gets.
+printf '%s\n' "$CLUSTER_ID" > "$ID_FILE.tmp" && mv "$ID_FILE.tmp" "$ID_FILE"
 
 LOG4J="-Dlog4j.configuration=file:$HERE/log4j.properties"
 java -cp "$LIB/*" "$LOG4J" kafka.tools.StorageTool format -t "$CLUSTER_ID" -c "$PROPS" --ignore-formatted > /dev/null

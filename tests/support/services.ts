@@ -140,38 +140,58 @@ function haveKafkaJars(): boolean {
 }
 
 async function localKafka(): Promise<ProvidedKafka> {
-  if (!onPath('java', ['-version'])) throw new Error(`Kafka: no KAFKA_BROKERS, no Docker engine, and no java on PATH.\n${INSTALL_HINT}`)
-  if (!haveKafkaJars()) {
-    if (!onPath('mvn')) throw new Error(`Kafka: the broker jars are missing (deploy/kafka/target/lib) and mvn is not on PATH.\n${INSTALL_HINT}`)
-    progress('Kafka: fetching broker jars with Maven (first run only)')
-    // Fetched before the start timer runs: a cold Maven cache can take minutes.
-    const r = spawnSync('mvn', ['-q', '-B', '-f', join(KAFKA_DIR, 'pom.xml'), 'dependency:copy-dependencies', '-DincludeScope=runtime', '-DoutputDirectory=target/lib'], {
-      stdio: ['ignore', 'inherit', 'inherit'],
-    })
-    if (r.status !== 0 || !haveKafkaJars()) throw new Error(`Kafka: fetching the broker jars with Maven failed (exit ${r.status}).\n${INSTALL_HINT}`)
-  }
-
   const port = await freePort()
   const controllerPort = await freePort()
   const logDir = mkdtempSync(join(tmpdir(), 'svc-test-kafka-'))
-  progress(`Kafka: starting local broker on 127.0.0.1:${port} (data ${logDir})`)
-  const child = spawnGroup(join(KAFKA_DIR, 'run-local-broker.sh'), [], {
-    PORT: String(port),
-    CONTROLLER_PORT: String(controllerPort),
-    LOG_DIR: logDir,
-  })
-  const stop = async () => {
-    await stopGroup(child)
-    rmSync(logDir, { recursive: true, force: true })
+  const broker = await startLocalBroker({ port, controllerPort, logDir })
+  return {
+    brokers: broker.brokers,
+    stop: async () => {
+      await broker.stop('SIGTERM')
+      rmSync(logDir, { recursive: true, force: true })
+    },
   }
+}
+
+export interface LocalBroker {
+  brokers: string
+  /** Stops the broker (SIGTERM: a clean shutdown, SIGKILL: a crash); the log dir stays. */
+  stop(signal: 'SIGTERM' | 'SIGKILL'): Promise<void>
+}
+
+/**
+ * deploy/kafka/run-local-broker.sh on a log dir the caller owns, ready when it says
+ * "Kafka Server started". Starting again on the same dir and ports is a restart.
+ */
+export async function startLocalBroker(opts: { port: number; controllerPort: number; logDir: string }): Promise<LocalBroker> {
+  ensureKafkaJars()
+  progress(`Kafka: starting local broker on 127.0.0.1:${opts.port} (data ${opts.logDir})`)
+  const child = spawnGroup(join(KAFKA_DIR, 'run-local-broker.sh'), [], {
+    PORT: String(opts.port),
+    CONTROLLER_PORT: String(opts.controllerPort),
+    LOG_DIR: opts.logDir,
+  })
+  const stop = (signal: 'SIGTERM' | 'SIGKILL') => stopGroup(child, signal)
   try {
     await waitForLine(child, 'Kafka Server started', KAFKA_START_TIMEOUT_MS, 'Kafka broker')
   } catch (err) {
-    await stop()
+    await stop('SIGKILL')
     throw err
   }
-  progress(`Kafka: broker ready on 127.0.0.1:${port}`)
-  return { brokers: `127.0.0.1:${port}`, stop }
+  progress(`Kafka: broker ready on 127.0.0.1:${opts.port}`)
+  return { brokers: `127.0.0.1:${opts.port}`, stop }
+}
+
+function ensureKafkaJars(): void {
+  if (!onPath('java', ['-version'])) throw new Error(`Kafka: the local broker (deploy/kafka/run-local-broker.sh) needs java 17+ on PATH.\n${INSTALL_HINT}`)
+  if (haveKafkaJars()) return
+  if (!onPath('mvn')) throw new Error(`Kafka: the broker jars are missing (deploy/kafka/target/lib) and mvn is not on PATH.\n${INSTALL_HINT}`)
+  progress('Kafka: fetching broker jars with Maven (first run only)')
+  // Fetched before the start timer runs: a cold Maven cache can take minutes.
+  const r = spawnSync('mvn', ['-q', '-B', '-f', join(KAFKA_DIR, 'pom.xml'), 'dependency:copy-dependencies', '-DincludeScope=runtime', '-DoutputDirectory=target/lib'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  if (r.status !== 0 || !haveKafkaJars()) throw new Error(`Kafka: fetching the broker jars with Maven failed (exit ${r.status}).\n${INSTALL_HINT}`)
 }
 
 async function localRedis(): Promise<ProvidedRedis> {
@@ -179,7 +199,7 @@ async function localRedis(): Promise<ProvidedRedis> {
   const port = await freePort()
   progress(`Redis: starting local redis-server on 127.0.0.1:${port}`)
   const child = spawnGroup('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {})
-  const stop = () => stopGroup(child)
+  const stop = () => stopGroup(child, 'SIGTERM')
   try {
     await waitForLine(child, 'Ready to accept connections', REDIS_START_TIMEOUT_MS, 'redis-server')
   } catch (err) {
@@ -223,10 +243,10 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-async function stopGroup(child: ChildProcess): Promise<void> {
+async function stopGroup(child: ChildProcess, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
   const exited = new Promise<void>((r) => child.once('exit', () => r()))
-  killGroup(child, 'SIGTERM')
+  killGroup(child, signal)
   const timer = setTimeout(() => killGroup(child, 'SIGKILL'), STOP_GRACE_MS)
   await exited
   clearTimeout(timer)
