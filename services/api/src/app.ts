@@ -117,7 +117,7 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   app.route('/', budgetRoutes(deps.control, store))
   app.route('/', retentionRoutes(deps.control, { store, master: deps.masterKey, defaultRetentionHours: deps.defaultRetentionHours }))
   app.route('/', usageRoutes(store, state, { defaultRetentionHours: deps.defaultRetentionHours }))
-  app.route('/', healthRoutes(store, state, { stallAfterMs: deps.engineStallMs }))
+  app.route('/', healthRoutes(store, state, deps.cache, { stallAfterMs: deps.engineStallMs }))
   app.route('/', driftRoutes(store, state, { baselineDays: deps.driftBaselineDays }))
   app.route('/', traceRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
   app.route('/', engineOutputRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))

@@ -5,9 +5,6 @@
  * JSON in engine_results_v1; the newest per (trace, engine) wins.
  */
 
-/** How a result was computed: the deterministic algorithm, or with the organization's LLM. */
-export type AnalysisMode = 'deterministic' | 'llm'
-
 export interface Claim {
   claim: string
   supported: boolean

@@ -15,10 +15,16 @@ import type { ControlState } from '@svc/shared/control/state'
 import { loadPriceTable } from '@svc/shared/domain/pricing'
 import type { Logger } from '@svc/shared/log'
 import type { Store } from '@svc/shared/store/types'
+import { publishSemanticStatus } from '@svc/shared/domain/semantic-model'
 import { startDocumentWorker } from './alignment/documents.js'
+import { lexicalEmbedder } from './alignment/embed.js'
+import type { PolicyEmbedders } from './alignment/embedders.js'
 import type { AlignmentPolicy } from './alignment/index.js'
 import { orgEmbedders } from './alignment/provider-embedder.js'
+import { reembedder } from './alignment/reembed.js'
 import { policySearch } from './alignment/search.js'
+import { semanticLayer } from './semantic/layer.js'
+import { modelDir } from './semantic/model-files.js'
 import { egressFor, orgClients } from './runtime/org-clients.js'
 import { ENGINE_DEFINITIONS } from './registry.js'
 import { resultSinkConsumer } from './runtime/result-sink.js'
@@ -67,7 +73,18 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
   const master = await masterKeyFor(config, deps.cache, log)
   const egress = egressFor(config, log)
   const clients = orgClients({ state: control.state, master, config, log, fetch: egress })
-  const embedderOf = orgEmbedders({ state: control.state, master, fetch: egress })
+  // The local sentence model, loaded by the first engine run that needs it; its state goes to ingestion health.
+  const semantic = semanticLayer(modelDir(config.SVC_MODEL_DIR))
+  const unsubscribe = semantic.subscribe((s) => {
+    if (s.status === 'unavailable') log.warn({ reason: s.reason }, 'semantic model unavailable: the engines run in lexical mode')
+    else log.info({ model: s.model }, 'semantic model loaded')
+    publishSemanticStatus(deps.cache, s).catch((err: unknown) => log.warn({ err }, 'could not publish the semantic model state'))
+  })
+  const embedders: PolicyEmbedders = {
+    provider: orgEmbedders({ state: control.state, master, fetch: egress }),
+    local: async () => (await semantic.embedder()) ?? lexicalEmbedder,
+  }
+  const reembed = reembedder({ store, embedders, log: log.child({ component: 'alignment-reembed' }) })
   const priors = workspacePriors(store)
   const background = deps.hotPathBusy ? { busy: deps.hotPathBusy, lane: oneAtATime() } : undefined
   const contextFor = async (orgId: string, workspaceId: string) => ({
@@ -80,7 +97,8 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
     priorOf: await priors.of(workspaceId),
     alignmentPolicy: alignmentPolicyOf(control.state, workspaceId),
     // SVC_ALIGNMENT_TOP_K passages per output sentence.
-    searchPolicy: ((search) => (texts: string[]) => search(texts, config.SVC_ALIGNMENT_TOP_K))(policySearch(store, workspaceId, embedderOf(orgId))),
+    searchPolicy: ((search) => (texts: string[]) => search(texts, config.SVC_ALIGNMENT_TOP_K))(policySearch(store, { workspaceId, orgId }, embedders, reembed)),
+    semantic: () => semantic.embedder(),
   })
   try {
     for (const name of engines)
@@ -98,10 +116,11 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
         }),
       )
     // Policy documents are chunked and embedded wherever the alignment engine runs.
-    if (engines.includes('alignment')) subs.push(await startDocumentWorker({ bus, store, embedderOf, log: log.child({ component: 'alignment-documents' }) }))
+    if (engines.includes('alignment')) subs.push(await startDocumentWorker({ bus, store, embedders, log: log.child({ component: 'alignment-documents' }) }))
     subs.push(await runConsumer(bus, resultSinkConsumer(store, log.child({ component: 'engine-results-sink' }))))
     await Promise.all(subs.map((s) => s.ready))
   } catch (err) {
+    unsubscribe()
     await Promise.all(subs.map((s) => s.close()))
     throw err
   }
@@ -109,6 +128,7 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
   return {
     engines,
     close: async () => {
+      unsubscribe()
       await Promise.all(subs.map((s) => s.close()))
     },
   }

@@ -97,6 +97,8 @@ export const ConfigSchema = z
     // Alignment: policy passages fetched per output sentence, and the largest policy document accepted (bytes).
     SVC_ALIGNMENT_TOP_K: positiveInt.default(3),
     SVC_ALIGNMENT_MAX_DOC_BYTES: positiveInt.default(10 * 1024 * 1024),
+    // Where the engines' sentence-embedding model is kept (`pnpm install` fetches it; default .svc-models/ in the repository).
+    SVC_MODEL_DIR: optionalString,
     // Largest read-API request body (every route but the alignment upload, which has the limit above); larger → 413.
     SVC_API_MAX_BODY_BYTES: positiveInt.default(1024 * 1024),
 

@@ -10,6 +10,7 @@
 import { Hono, type Context } from 'hono'
 import { z } from 'zod'
 import type { ControlState } from '@svc/shared/control/state'
+import { ANALYSIS_MODES } from '@svc/shared/domain/semantic-model'
 import { retentionFloorNs } from '@svc/shared/domain/retention'
 import { notFound } from '@svc/shared/http/errors'
 import { latestEngineResults, traceExists, type LatestEngineResult } from '@svc/shared/store/queries/engine-results'
@@ -41,7 +42,7 @@ type Finding = { estimated_savings_usd: number; span_id: string; kind: string }
 // lists, and passthrough for what an engine version adds.
 const Provenance = {
   computed_at: IsoTime.nullable().describe('newest result; null: not yet computed'),
-  analysis_mode: z.enum(['deterministic', 'llm']).nullable(),
+  analysis_mode: z.enum(ANALYSIS_MODES).nullable().describe('deterministic-lexical: the local sentence model was unavailable, matching by words only'),
   engine_version: z.string().nullable().describe('engine@version, comma-separated'),
 }
 const Claim = z

@@ -1,5 +1,6 @@
 /** Ingestion health over embedded ClickHouse: arrival, dead letters, engines ok or stalled. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { publishSemanticStatus } from '@svc/shared/domain/semantic-model'
 import { recordEngineRuns } from '@svc/shared/store/queries/ingestion-health'
 import { apiHarness, ORG, WS, type Harness } from '../test-support/harness.js'
 import type { TestJson } from '@svc/shared/test-support/json'
@@ -29,6 +30,15 @@ describe('ingestion health', () => {
     expect(r.body).toMatchObject({ status: 'idle', last_span_at: null, spans_last_hour: 0, dead_letter_count_last_hour: 0 })
     expect(r.body.engines.content_reliability).toEqual({ status: 'ok', last_run_at: null })
     expect(r.body.engines.external_crosscheck).toBeUndefined() // off by default
+    expect(r.body.semantic_model).toEqual({ status: 'not_loaded', model: null, reason: null, checked_at: null })
+  })
+
+  it("reports the engines' sentence model as an engine process last published it, with the reason when unavailable", async () => {
+    const at = Date.now()
+    await publishSemanticStatus(h.cache, { status: 'unavailable', model: 'local:m@1', reason: 'no such file (model directory /x)', checked_at_ms: at })
+    expect((await get()).body.semantic_model).toEqual({ status: 'unavailable', model: 'local:m@1', reason: 'no such file (model directory /x)', checked_at: new Date(at).toISOString() })
+    await publishSemanticStatus(h.cache, { status: 'loaded', model: 'local:m@1', reason: '', checked_at_ms: at + 1 })
+    expect((await get()).body.semantic_model).toMatchObject({ status: 'loaded', reason: null })
   })
 
   it('counts spans and dead letters of the last hour', async () => {

@@ -8,6 +8,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createMemoryCache } from '@svc/shared/cache/memory'
+import type { Cache } from '@svc/shared/cache/types'
 import { loadConfig } from '@svc/shared/config'
 import { foldingWriter, type ControlWriter } from '@svc/shared/control/control-plane'
 import { masterKeyFrom, type MasterKey } from '@svc/shared/control/envelope'
@@ -41,6 +42,7 @@ export interface Harness {
   store: Store
   state: ControlState
   masterKey: MasterKey
+  cache: Cache
   close(): Promise<void>
 }
 
@@ -78,9 +80,10 @@ export async function apiHarness(opts: {
   const store = opts.store ?? (await createStore(loadConfig({ SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'api-harness-')) }), quiet))
   if (!opts.store) await migrate(store, quiet)
   const masterKey = masterKeyFrom(randomBytes(32))
+  const cache = createMemoryCache()
   const app = createApiApp({
     store,
-    cache: createMemoryCache(),
+    cache,
     control: opts.wrapWriter ? opts.wrapWriter(foldingWriter(state)) : foldingWriter(state),
     jwtSecret: 'test-secret',
     jwtTtlSeconds: 600,
@@ -98,5 +101,5 @@ export async function apiHarness(opts: {
     trustedProxyHops: opts.trustedProxyHops,
     log: opts.log ?? quiet,
   })
-  return { app, store, state, masterKey, close: () => (opts.store ? Promise.resolve() : store.close()) }
+  return { app, store, state, masterKey, cache, close: () => (opts.store ? Promise.resolve() : store.close()) }
 }

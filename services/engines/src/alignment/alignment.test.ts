@@ -1,21 +1,21 @@
 import { describe, expect, it } from 'vitest'
 import { chunkText } from './chunk.js'
-import { cosine, LOCAL_DIMENSIONS, localEmbedding } from './embed.js'
+import { cosine, LEXICAL_DIMENSIONS, lexicalEmbedding } from './embed.js'
 import { judgeSentence, UNCLEAR_BELOW } from './judge.js'
 import { alignOutput } from './index.js'
 import { memorySearch } from './memory-search.js'
 import { durationsInDays, extractRules } from './rules.js'
 
-describe('local embedding', () => {
+describe('lexical embedding', () => {
   it('is deterministic, L2-normalised and lexical', () => {
-    const a = localEmbedding('Refunds are only available within 30 days of purchase.')
-    expect(a).toHaveLength(LOCAL_DIMENSIONS)
-    expect(localEmbedding('Refunds are only available within 30 days of purchase.')).toEqual(a)
+    const a = lexicalEmbedding('Refunds are only available within 30 days of purchase.')
+    expect(a).toHaveLength(LEXICAL_DIMENSIONS)
+    expect(lexicalEmbedding('Refunds are only available within 30 days of purchase.')).toEqual(a)
     expect(Math.sqrt(a.reduce((s, x) => s + x * x, 0))).toBeCloseTo(1, 6)
-    const near = cosine(a, localEmbedding('Can I get a refund 30 days after my purchase?'))
-    const far = cosine(a, localEmbedding('Our stores open at nine in the morning.'))
+    const near = cosine(a, lexicalEmbedding('Can I get a refund 30 days after my purchase?'))
+    const far = cosine(a, lexicalEmbedding('Our stores open at nine in the morning.'))
     expect(near).toBeGreaterThan(far)
-    expect(localEmbedding('')).toEqual(new Array(LOCAL_DIMENSIONS).fill(0))
+    expect(Array.from(lexicalEmbedding(''))).toEqual(new Array(LEXICAL_DIMENSIONS).fill(0))
   })
 })
 

@@ -19,7 +19,7 @@ import { createStore } from '@svc/shared/store/index'
 import { migrate } from '@svc/shared/store/migrate'
 import type { Store } from '@svc/shared/store/types'
 import { startDocumentWorker } from './documents.js'
-import { localEmbedder } from './embed.js'
+import { localOnly } from './embedders.js'
 
 const log = createLogger({ level: 'silent' })
 const WS = stableUuid('ws:documents')
@@ -53,7 +53,7 @@ describe('alignment document worker', () => {
       { key: 'workspace-7:d3', value: alignmentDocumentV1.encode(doc('d3', { workspace_id: 'workspace-7' })) },
       { key: `${WS}:d4`, value: alignmentDocumentV1.encode(doc('d4')) },
     ])
-    const sub = await startDocumentWorker({ bus, store, log, embedderOf: () => localEmbedder })
+    const sub = await startDocumentWorker({ bus, store, log, embedders: localOnly() })
     for (let i = 0; i < 4000 && (await bus.committedOffsets(GROUPS.alignmentDocuments, TOPICS.alignmentDocuments)).get(0) !== '4'; i++) await new Promise((r) => setTimeout(r, 5))
     expect((await bus.committedOffsets(GROUPS.alignmentDocuments, TOPICS.alignmentDocuments)).get(0)).toBe('4')
     await sub.close()

@@ -1,12 +1,13 @@
 /**
  * The alignment document worker: alignment.documents.v1 as the group
  * alignment-documents. Each record is one uploaded document's text: it is cut into
- * passages (chunk.ts), embedded with the organization's embedder (the provider's
- * model with a credential that has one, else the local embedding), written to
+ * passages (chunk.ts), embedded with the organization's embedder (embedders.ts: the
+ * provider's model with a credential that has one, else the local sentence model,
+ * else the lexical embedding), written to
  * alignment_chunks_v1, then marked embedded in alignment_documents_v1. Only then
  * do searches see it. A document deleted before or while it is embedded stays
  * deleted ('deleted' outranks 'embedded'), and passages written after the delete
- * are deleted again. A provider that fails falls back to the local embedding (the
+ * are deleted again. A provider that fails falls back to the local model (the
  * document's row says so in `error`), so one outage cannot stall the topic.
  */
 import { alignmentDocumentV1, type AlignmentDocumentRecord } from '@svc/shared/bus/records'
@@ -17,23 +18,14 @@ import type { Logger } from '@svc/shared/log'
 import { deleteChunks, docState, insertChunks, writeDocState } from '@svc/shared/store/queries/alignment'
 import type { Store } from '@svc/shared/store/types'
 import { chunkText } from './chunk.js'
-import { localEmbedder, type Embedder } from './embed.js'
+import { embedPassages, type PolicyEmbedders } from './embedders.js'
 
 export interface DocumentWorkerDeps {
   bus: Bus
   store: Store
-  embedderOf(orgId: string): Embedder
+  embedders: PolicyEmbedders
   log: Logger
   now?: () => number
-}
-
-/** Passages embedded per provider call. */
-const EMBED_BATCH = 64
-
-async function embedAll(embedder: Embedder, texts: string[]): Promise<number[][]> {
-  const out: number[][] = []
-  for (let i = 0; i < texts.length; i += EMBED_BATCH) out.push(...(await embedder.embed(texts.slice(i, i + EMBED_BATCH))))
-  return out
 }
 
 export async function embedDocument(deps: DocumentWorkerDeps, doc: AlignmentDocumentRecord): Promise<void> {
@@ -42,22 +34,12 @@ export async function embedDocument(deps: DocumentWorkerDeps, doc: AlignmentDocu
   const before = await docState(store, doc.workspace_id, doc.doc_id)
   if (before?.status === 'deleted') return
   const chunks = chunkText(doc.text)
-  let embedder = deps.embedderOf(doc.org_id)
-  let error = ''
-  let vectors: number[][]
-  try {
-    vectors = await embedAll(embedder, chunks.map((c) => c.text))
-  } catch (err) {
-    if (embedder === localEmbedder) throw err
-    error = `${embedder.model} failed (${err instanceof Error ? err.message : String(err)}); embedded with the local model instead`.slice(0, 1000)
-    log.warn({ workspace_id: doc.workspace_id, doc_id: doc.doc_id, error }, 'alignment document: provider embedding failed, local embedding used')
-    embedder = localEmbedder
-    vectors = await embedAll(embedder, chunks.map((c) => c.text))
-  }
+  const { embedder, vectors, error } = await embedPassages(deps.embedders, doc.org_id, chunks.map((c) => c.text))
+  if (error) log.warn({ workspace_id: doc.workspace_id, doc_id: doc.doc_id, error }, 'alignment document: provider embedding failed, local model used')
   const at = now()
   await insertChunks(
     store,
-    chunks.map((c, i) => ({ workspace_id: doc.workspace_id, embedding_model: embedder.model, doc_id: doc.doc_id, chunk_index: c.index, text: c.text, embedding: vectors[i]!, embedded_at: String(at) })),
+    chunks.map((c, i) => ({ workspace_id: doc.workspace_id, embedding_model: embedder.model, doc_id: doc.doc_id, chunk_index: c.index, text: c.text, embedding: Array.from(vectors[i]!), embedded_at: String(at) })),
   )
   await writeDocState(store, {
     workspace_id: doc.workspace_id,

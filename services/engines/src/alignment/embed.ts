@@ -1,26 +1,22 @@
 /**
- * Embeddings of policy passages and agent output. The default is a deterministic
- * local embedding: feature hashing of normalised word unigrams and bigrams (stop
- * words dropped, light stemming) into 256 dimensions, L2-normalised. It is lexical,
- * not semantic: two texts are close when they share words, and paraphrase
- * ("reimbursement" for "refund") is not close. It needs no model, no network and
- * gives the same vector for the same text on every machine, forever (the model name
- * carries a version so a change of the hashing would not mix with old vectors).
+ * The lexical embedding: feature hashing of normalised word unigrams and bigrams (stop
+ * words dropped, light stemming) into 256 dimensions, L2-normalised. Two texts are
+ * close when they share words; paraphrase ("reimbursement" for "refund") is not
+ * close. It needs no model and gives the same vector for the same text on every
+ * machine, forever (the model name carries a version so a change of the hashing would
+ * not mix with old vectors).
  *
- * With an organization LLM credential whose provider has an embedding model, the
- * provider's model is used instead (provider-embedder.ts); every stored vector
- * records which model made it and a search compares only vectors of one model.
+ * It was the default of policy document search until the local sentence model
+ * (semantic/sentence-model.ts) took over; it remains what alignment searches with
+ * when that model cannot load, and what reads documents embedded before it, until
+ * they are re-embedded (reembed.ts). Every stored vector records which model made it
+ * and a search compares only vectors of one model.
  */
 import { isStopword, stem } from '../reliability/text.js'
+import type { Embedder } from '../semantic/types.js'
 
-export const LOCAL_EMBEDDING_MODEL = 'local:hash-uni-bigram-256-v1'
-export const LOCAL_DIMENSIONS = 256
-
-export interface Embedder {
-  /** Stored with each vector: `local:...` or `provider:model`. */
-  readonly model: string
-  embed(texts: string[]): Promise<number[][]>
-}
+export const LEXICAL_EMBEDDING_MODEL = 'local:hash-uni-bigram-256-v1'
+export const LEXICAL_DIMENSIONS = 256
 
 /** FNV-1a, 32-bit: stable across platforms and Node versions. */
 function fnv1a(s: string): number {
@@ -43,13 +39,13 @@ export function normalisedWords(text: string): string[] {
   return out
 }
 
-export function localEmbedding(text: string): number[] {
-  const v = new Array<number>(LOCAL_DIMENSIONS).fill(0)
+export function lexicalEmbedding(text: string): Float32Array {
+  const v = new Float32Array(LEXICAL_DIMENSIONS)
   const words = normalisedWords(text)
   const add = (feature: string, weight: number) => {
     const h = fnv1a(feature)
     // The sign bit spreads collisions around zero instead of piling them up.
-    v[h % LOCAL_DIMENSIONS]! += (h & 0x80000000 ? -1 : 1) * weight
+    v[h % LEXICAL_DIMENSIONS]! += (h & 0x80000000 ? -1 : 1) * weight
   }
   for (let i = 0; i < words.length; i++) {
     add(words[i]!, 1)
@@ -59,12 +55,13 @@ export function localEmbedding(text: string): number[] {
   return norm === 0 ? v : v.map((x) => x / norm)
 }
 
-export const localEmbedder: Embedder = {
-  model: LOCAL_EMBEDDING_MODEL,
-  embed: async (texts) => texts.map(localEmbedding),
+export const lexicalEmbedder: Embedder = {
+  model: LEXICAL_EMBEDDING_MODEL,
+  dims: LEXICAL_DIMENSIONS,
+  embed: async (texts) => texts.map(lexicalEmbedding),
 }
 
-export function cosine(a: number[], b: number[]): number {
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let dot = 0
   let na = 0
   let nb = 0

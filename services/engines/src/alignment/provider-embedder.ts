@@ -2,8 +2,9 @@
  * The organization's embedding model, from its LLM credential, through the AI
  * SDK's embedMany: openai → text-embedding-3-small (or provider_config.embedding_model);
  * google, mistral and OpenAI-compatible providers → provider_config.embedding_model
- * when set; anthropic (no embedding API) and anything without a model → the local
- * embedding. Built per organization and rebuilt when the credential changes.
+ * when set; anthropic (no embedding API) and anything without a model → none (the
+ * local sentence model embeds, or the lexical one without it). Built per organization
+ * and rebuilt when the credential changes.
  */
 import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { createMistral } from '@ai-sdk/mistral'
@@ -13,7 +14,7 @@ import { embedMany, type EmbeddingModel } from 'ai'
 import { llmContext, openSecret, type MasterKey } from '@svc/shared/control/envelope'
 import type { ControlState } from '@svc/shared/control/state'
 import { normalizeProvider, OPENAI_COMPATIBLE_BASES, type ModelSpec } from '../llm/provider.js'
-import { localEmbedder, type Embedder } from './embed.js'
+import type { Embedder } from '../semantic/types.js'
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined)
 const trimBase = (b: string | null): string | undefined => (b ? b.replace(/\/+$/, '') : undefined)
@@ -47,26 +48,28 @@ export function providerEmbedder(spec: ModelSpec, fetchImpl?: typeof fetch): Emb
   if (!m) return null
   return {
     model: m.label,
+    // Whatever the provider's model returns.
+    dims: 0,
     async embed(texts) {
       if (texts.length === 0) return []
       const r = await embedMany({ model: m.model, values: texts, maxRetries: 0, abortSignal: AbortSignal.timeout(60_000) })
       return r.embeddings.map((e) => {
         const norm = Math.sqrt(e.reduce((s, x) => s + x * x, 0))
-        return norm === 0 ? e : e.map((x) => x / norm)
+        return Float32Array.from(e, (x) => (norm === 0 ? x : x / norm))
       })
     },
   }
 }
 
 /**
- * Each organization's embedder: its provider's model with a credential that has
- * one, else the local embedding. `fetch` is the egress-guarded one (runtime/org-clients.ts egressFor).
+ * Each organization's provider embedder: its provider's model with a credential that
+ * has one, else null. `fetch` is the egress-guarded one (runtime/org-clients.ts egressFor).
  */
 export function orgEmbedders(deps: { state: ControlState; master: MasterKey; fetch?: typeof fetch }) {
-  const cache = new Map<string, { version: number; embedder: Embedder }>()
-  return (orgId: string): Embedder => {
+  const cache = new Map<string, { version: number; embedder: Embedder | null }>()
+  return (orgId: string): Embedder | null => {
     const c = deps.state.credentialsOf(orgId).llm
-    if (!c) return localEmbedder
+    if (!c) return null
     const hit = cache.get(orgId)
     if (hit?.version === c.updated_at_ms) return hit.embedder
     const spec: ModelSpec = {
@@ -76,7 +79,7 @@ export function orgEmbedders(deps: { state: ControlState; master: MasterKey; fet
       api_base: c.api_base,
       provider_config: c.provider_config,
     }
-    const embedder = providerEmbedder(spec, deps.fetch) ?? localEmbedder
+    const embedder = providerEmbedder(spec, deps.fetch)
     cache.set(orgId, { version: c.updated_at_ms, embedder })
     return embedder
   }

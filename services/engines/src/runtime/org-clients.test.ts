@@ -88,7 +88,7 @@ describe('org clients without private egress', () => {
     const { clients, embedderOf } = setup(false)
     const [searches, models] = [web.requests.length, model.requests.length]
     await expect(clients.search(ORG)!.search('claim', { maxResults: 3 })).rejects.toThrow(/search service unreachable: .*refused: loopback/)
-    await expect(embedderOf(ORG).embed(['a sentence'])).rejects.toThrow(/refused/)
+    await expect(embedderOf(ORG)!.embed(['a sentence'])).rejects.toThrow(/refused/)
     expect(web.requests.length).toBe(searches)
     expect(model.requests.length).toBe(models)
   })
@@ -108,6 +108,6 @@ describe('org clients with SVC_EGRESS_ALLOW_PRIVATE=true', () => {
     expect(await clients.llm(ORG)!.generate(schema, ask, 'content_reliability')).toMatchObject({ object: { ok: true }, fallback: false })
     expect(model.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`)
     expect(await clients.search(ORG)!.search('claim', { maxResults: 3 })).toHaveLength(1)
-    expect(await embedderOf(ORG).embed(['a sentence'])).toHaveLength(1)
+    expect(await embedderOf(ORG)!.embed(['a sentence'])).toHaveLength(1)
   })
 })

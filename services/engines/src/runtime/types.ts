@@ -1,9 +1,10 @@
 import type { TraceEngine } from '@svc/shared/bus/topics'
 import type { PriceTable } from '@svc/shared/domain/pricing'
+import type { AnalysisMode } from '@svc/shared/domain/semantic-model'
 import type { AlignmentPolicy, PolicyPassage } from '../alignment/index.js'
 import type { SearchClient } from '../crosscheck/search.js'
 import type { LlmClient } from '../llm/client.js'
-import type { AnalysisMode } from '../outputs.js'
+import type { Embedder } from '../semantic/types.js'
 import type { TraceView } from '../trace-view.js'
 
 /** What an engine may use besides the trace: the organization's model and search, and workspace knowledge. */
@@ -23,6 +24,12 @@ export interface EngineContext {
   alignmentPolicy?: AlignmentPolicy
   /** The top-k embedded policy passages for each text (same order), by cosine similarity; absent = no documents. */
   searchPolicy?(texts: string[], k: number): Promise<PolicyPassage[][]>
+  /**
+   * The process's local sentence model (semantic/layer.ts), loaded on first call; null
+   * when it cannot load, and then the engine runs lexically and reports
+   * `deterministic-lexical`. Absent: lexical.
+   */
+  semantic?(): Promise<Embedder | null>
 }
 
 

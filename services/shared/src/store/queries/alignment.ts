@@ -92,14 +92,34 @@ export async function deleteChunks(store: Store, workspaceId: string, docId: str
 
 const EMBEDDED_DOCS = `SELECT doc_id FROM alignment_documents_v1 WHERE workspace_id = {ws:UUID} GROUP BY doc_id HAVING argMax(status, version) = 'embedded'`
 
-/** The embedding models of the workspace's embedded documents. */
-export async function embeddedModels(store: Store, workspaceId: string): Promise<string[]> {
-  const rows = await store.query<{ m: string }>(
-    `SELECT DISTINCT embedding_model AS m FROM alignment_chunks_v1 WHERE workspace_id = {ws:UUID} AND doc_id IN (${EMBEDDED_DOCS})`,
+/** Each embedded document of the workspace with the model(s) its passages carry (two only while it is re-embedded). */
+export async function embeddedDocModels(store: Store, workspaceId: string): Promise<Array<{ doc_id: string; model: string }>> {
+  return store.query<{ doc_id: string; model: string }>(
+    `SELECT DISTINCT doc_id, embedding_model AS model FROM alignment_chunks_v1 WHERE workspace_id = {ws:UUID} AND doc_id IN (${EMBEDDED_DOCS}) ORDER BY doc_id, model`,
     { ws: workspaceId },
-    { tag: 'alignment.models' },
+    { tag: 'alignment.doc-models' },
   )
-  return rows.map((r) => r.m)
+}
+
+/** A document's passages as one model embedded them (the text is what gets re-embedded). */
+export async function chunksOf(store: Store, workspaceId: string, docId: string, model: string): Promise<Array<{ chunk_index: number; text: string }>> {
+  const rows = await store.query<{ chunk_index: number; text: string }>(
+    `SELECT chunk_index, any(text) AS text FROM alignment_chunks_v1
+WHERE workspace_id = {ws:UUID} AND doc_id = {doc:String} AND embedding_model = {model:String}
+GROUP BY chunk_index ORDER BY chunk_index`,
+    { ws: workspaceId, doc: docId, model },
+    { tag: 'alignment.chunks-of' },
+  )
+  return rows.map((r) => ({ chunk_index: Number(r.chunk_index), text: r.text }))
+}
+
+/** Deletes the passages one model made of a document (after it was re-embedded with another). */
+export async function deleteChunksOfModel(store: Store, workspaceId: string, docId: string, model: string): Promise<void> {
+  await store.command(
+    'ALTER TABLE alignment_chunks_v1 DELETE WHERE workspace_id = {ws:UUID} AND doc_id = {doc:String} AND embedding_model = {model:String}',
+    { ws: workspaceId, doc: docId, model },
+    { tag: 'alignment.delete-model-chunks' },
+  )
 }
 
 export interface PassageHit {
@@ -115,7 +135,7 @@ export interface PassageHit {
  * The k passages nearest to each query vector (cosine), among the embedded
  * documents' vectors of one model. One statement for all queries.
  */
-export async function searchPassages(store: Store, workspaceId: string, model: string, queries: number[][], k: number): Promise<PassageHit[]> {
+export async function searchPassages(store: Store, workspaceId: string, model: string, queries: ArrayLike<number>[], k: number): Promise<PassageHit[]> {
   if (queries.length === 0) return []
   const rows = await store.query<PassageHit>(
     `SELECT q - 1 AS q, doc_id, chunk_index, text, 1 - cosineDistance(embedding, qv) AS similarity
@@ -124,7 +144,7 @@ ARRAY JOIN {qs:Array(Array(Float32))} AS qv, arrayEnumerate({qs:Array(Array(Floa
 WHERE workspace_id = {ws:UUID} AND embedding_model = {model:String} AND doc_id IN (${EMBEDDED_DOCS})
 ORDER BY q, similarity DESC, doc_id, chunk_index
 LIMIT {k:UInt32} BY q`,
-    { ws: workspaceId, model, qs: queries, k },
+    { ws: workspaceId, model, qs: queries.map((q) => Array.from(q)), k },
     { tag: 'alignment.search' },
   )
   return rows.map((r) => ({ ...r, q: Number(r.q), chunk_index: Number(r.chunk_index), similarity: Number(r.similarity) }))
