@@ -34,8 +34,15 @@ function asserts(sentence: string): boolean {
 // Where one sentence joins two statements: a semicolon, a colon after a statement,
 // or a comma before a coordinating conjunction.
 const CLAUSE_BREAK = /;\s+|:\s+(?=[A-Za-z])|,\s+(?=(?:and|but|while|whereas|so|although|though)\s)/g
-/** A side must say enough on its own to be a claim: three content terms, or a number and two. */
-const standsAlone = (s: string) => analyze(s).terms.size >= 3
+/**
+ * A side must say enough on its own to be a claim: three content terms, or two
+ * with a subject of its own ("It's gift-wrapped", "the parcel is insured").
+ */
+const SUBJECT = /^\s*(?:(?:and|but|while|so|although|though)\s+)?(?:the|it|it's|its|they|they're|their|this|that|these|those|your|you|you're|we|our|he|she|someone|there)\b/i
+const standsAlone = (s: string) => {
+  const n = analyze(s).terms.size
+  return n >= 3 || (n >= 2 && SUBJECT.test(s))
+}
 
 /**
  * A sentence that joins independent statements is as many claims: each can be

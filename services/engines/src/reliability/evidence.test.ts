@@ -22,6 +22,20 @@ describe('finalOutput', () => {
   })
 })
 
+describe('finalOutput: the answer the user saw', () => {
+  it("prefers the root's output, and never takes a side call made after the reply", () => {
+    const reply = 'The Elm Street store opens at 9 am on Saturday and closes at 6 pm.'
+    const v = viewOf([
+      { id: 'a'.repeat(16), attrs: { 'gen_ai.operation.name': 'invoke_agent' } },
+      { id: 'b'.repeat(16), parent: 'a'.repeat(16), attrs: chat([['user', 'When does Elm Street open on Saturday?']], reply) },
+      { id: 'c'.repeat(16), parent: 'a'.repeat(16), attrs: chat([['system', 'Title this chat in under 6 words.'], ['user', reply]], 'Elm Street weekend hours') },
+    ])
+    expect(finalOutput(v)).toEqual({ text: reply, span_id: 'b'.repeat(16) })
+    const withRoot = viewOf([{ id: 'a'.repeat(16), attrs: { 'openinference.span.kind': 'AGENT', 'output.value': 'Root reply.' } }, { id: 'b'.repeat(16), parent: 'a'.repeat(16), attrs: chat([['user', 'q']], 'Draft.') }])
+    expect(finalOutput(withRoot)?.span_id).toBe('a'.repeat(16))
+  })
+})
+
 describe('promptMessages', () => {
   it('splits role lines and keeps continuation lines with their message', () => {
     expect(promptMessages('system: Be brief.\nContext line\nuser: What?')).toEqual([
@@ -49,16 +63,23 @@ describe('evidenceOf', () => {
   ])
   const ev = evidenceOf(v)
 
-  it('collects documents, tool results and non-assistant messages', () => {
+  it('collects documents, tool results, system facts and earlier assistant turns', () => {
     expect(ev.filter((e) => e.kind === 'document').map((e) => e.source)).toEqual(['kb/a.md', 'https://h.example/x'])
-    expect(ev.find((e) => e.source === 'tool:get_weather')?.text).toContain('"temp_c":3')
+    expect(ev.find((e) => e.source === 'tool:get_weather')?.text).toBe('{"temp_c":3}')
     expect(ev.find((e) => e.source === 'https://news.example/1')).toMatchObject({ kind: 'tool_result', span_id: 'd'.repeat(16) })
-    expect(ev.find((e) => e.text === 'My id is 7.')).toMatchObject({ kind: 'message', source: null })
     expect(ev.find((e) => e.text.includes('Pasted text.'))?.source).toBe('https://docs.example/p')
+    expect(ev.find((e) => e.text === 'Earlier answer.')).toMatchObject({ kind: 'message' })
   })
 
-  it('leaves out model text and tool results repeated as messages', () => {
-    expect(ev.some((e) => e.text.includes('Earlier answer') || e.text.includes('Final answer'))).toBe(false)
+  it('leaves out requests (user words, tool arguments), the answer itself and tool results repeated as messages', () => {
+    expect(ev.some((e) => e.text.includes('My id is 7') || e.text.includes('Final answer') || e.text.includes('Oslo'))).toBe(false)
     expect(ev.filter((e) => e.text.includes('temp_c'))).toHaveLength(1)
+  })
+
+  it("keeps a failed tool call's error as evidence of what did not happen", () => {
+    const failed = viewOf([{ id: 'a'.repeat(16), attrs: { ...tool('get_warranty', { serial: '55120-K' }, ''), 'error.type': 'NotFound' } }])
+    failed.spans[0]!.status_code = 'ERROR'
+    failed.spans[0]!.status_message = 'serial number not registered'
+    expect(evidenceOf(failed)).toEqual([{ span_id: 'a'.repeat(16), text: 'serial number not registered. NotFound', source: 'tool:get_warranty', kind: 'tool_error', about: 'get warranty {"serial":"55120-K"}' }])
   })
 })

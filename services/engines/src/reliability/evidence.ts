@@ -1,8 +1,11 @@
 /**
- * What a trace's answer can be checked against: the final answer itself, and the
- * evidence the agent had before giving it (retrieved documents, tool results, and
- * the non-assistant messages it was prompted with). The model's own earlier
- * completions are not evidence: a claim does not back itself.
+ * What a trace's answer can be checked against: the answer the user saw, and the
+ * evidence the agent had before giving it: retrieved documents, tool results, the
+ * errors of tools that failed (evidence of what did not happen), and the facts of
+ * system prompts and earlier assistant turns. Requests are never evidence: not the
+ * user's messages (a claim echoing the question is not backed by it) and not the
+ * arguments of tool calls (what the agent asked for, not what it got). The final
+ * answer is not its own evidence, and nor are side calls made after it.
  */
 import type { TraceView, ViewSpan } from '../trace-view.js'
 import { normalizeWs, urlsIn } from './text.js'
@@ -12,7 +15,10 @@ export interface Evidence {
   text: string
   /** Document URL or id, web result URL, `tool:<name>`, or a URL heading a pasted context block. */
   source: string | null
-  kind: 'document' | 'tool_result' | 'message'
+  /** message: a system prompt's facts or an earlier assistant turn; tool_error: what a failed tool call reported. */
+  kind: 'document' | 'tool_result' | 'tool_error' | 'message'
+  /** A failed call's tool name and arguments: what the error is about (never evidence of anything else). */
+  about?: string
 }
 
 const ROLE_LINE = /^(system|user|human|assistant|ai|model|tool|function|developer|ipython): ?(.*)$/i
@@ -44,20 +50,53 @@ function outputText(raw: string | undefined): string {
 
 const stripRole = (s: string) => s.replace(/^(assistant|ai|model): ?/i, '').trim()
 
+/** A completion that only asks for tools (OpenInference writes them as JSON text) says nothing to the user. */
+const toolRequestOnly = (t: string) => /^\s*\{\s*"(?:tool_calls|function_call)"/.test(t)
+
+/** What a span returned as text: its completion, or an OpenLLMetry entity output. */
+function spanOutput(s: ViewSpan): string {
+  const text = stripRole(s.content.completion) || outputText(s.attributes['traceloop.entity.output']).trim()
+  return toolRequestOnly(text) ? '' : text
+}
+
+const words = (t: string) => new Set(t.toLowerCase().match(/[a-z0-9]+/g) ?? [])
+
+/**
+ * A call made about the reply rather than to produce it (a title, tags, a guard or
+ * summary check): it starts after another completion ended and its prompt carries
+ * most of that completion's words.
+ */
+function isSideCall(s: ViewSpan, earlier: ViewSpan[]): boolean {
+  // Earlier replies in the history (assistant turns) are the conversation going on, not a side call.
+  const prompt = words(promptMessages(s.content.prompt).filter((m) => !MODEL_ROLES.has(m.role)).map((m) => m.text).join('\n'))
+  return earlier.some((e) => {
+    if (e.end_ms > s.start_ms + 1) return false
+    if (e === s) return false
+    const w = [...words(spanOutput(e))]
+    return w.length >= 5 && w.filter((x) => prompt.has(x)).length >= 0.8 * w.length
+  })
+}
+
+/**
+ * The answer the user saw: the root's output (an agent, workflow or chain returns
+ * the reply), else the latest agent/chain output, else the main thread's last
+ * completion. Side calls after the reply (titles, tags, guard checks) are never it.
+ */
 export function finalOutput(view: TraceView): { text: string; span_id: string } | null {
-  let best: ViewSpan | null = null
-  for (const s of view.spans)
-    if (s.span_type === 'llm' && stripRole(s.content.completion) && (!best || s.end_ms >= best.end_ms)) best = s
-  if (best) return { text: stripRole(best.content.completion), span_id: best.span_id }
-  // No LLM span produced text: the root (agent, workflow, chain) may still record the answer.
   const ids = new Set(view.spans.map((s) => s.span_id))
   const roots = view.spans.filter((s) => !s.parent_span_id || !ids.has(s.parent_span_id))
-  const latest = [...view.spans].sort((a, b) => b.end_ms - a.end_ms)
-  for (const s of [...roots, ...latest.filter((s) => s.span_type === 'agent' || s.span_type === 'chain')]) {
-    const text = stripRole(s.content.completion) || outputText(s.attributes['traceloop.entity.output']).trim()
-    if (text) return { text, span_id: s.span_id }
+  for (const r of roots) {
+    const text = spanOutput(r)
+    if (text && r.span_type !== 'llm') return { text, span_id: r.span_id }
   }
-  return null
+  const byEnd = [...view.spans].sort((a, b) => b.end_ms - a.end_ms)
+  const agent = byEnd.find((s) => (s.span_type === 'agent' || s.span_type === 'chain') && spanOutput(s))
+  if (agent) return { text: spanOutput(agent), span_id: agent.span_id }
+  const llms = view.spans.filter((s) => s.span_type === 'llm' && spanOutput(s))
+  const main = llms.filter((s) => !isSideCall(s, llms)).sort((a, b) => b.end_ms - a.end_ms)[0]
+  if (main) return { text: spanOutput(main), span_id: main.span_id }
+  const root = roots.find((r) => spanOutput(r))
+  return root ? { text: spanOutput(root), span_id: root.span_id } : null
 }
 
 /** Role-tagged messages of a prompt ("role: text" lines; untagged lines continue the message above). */
@@ -89,16 +128,36 @@ function webItems(result: unknown): Array<{ url: string; text: string }> | null 
 function toolEvidence(s: ViewSpan): Evidence[] {
   const call = s.content.toolCalls[0]
   const result = call?.result || (s.span_type === 'tool' ? s.content.completion : '')
+  const name = call?.name || s.attributes['traceloop.entity.name'] || s.name
+  const args = call?.arguments || s.attributes['input.value'] || ''
+  if (s.status_code === 'ERROR') {
+    // A failed call is evidence of what did not happen, and of nothing else.
+    const error = [s.status_message, s.attributes['exception.message'], s.attributes['error.type'], result].filter(Boolean).join('. ')
+    return [{ span_id: s.span_id, text: error || 'the call failed', source: `tool:${name}`, kind: 'tool_error', about: `${name.replace(/[_.-]+/g, ' ')} ${args}` }]
+  }
   if (!result) return []
   const parsed = parseJson(result)
   const items = webItems(parsed)
   if (items) return items.map((i) => ({ span_id: s.span_id, text: i.text, source: i.url, kind: 'tool_result' as const }))
-  const name = call?.name || s.attributes['traceloop.entity.name'] || s.name
-  const args = call?.arguments ?? ''
-  // A fetch-style tool's source is the page it read; otherwise the tool itself.
+  // A fetch-style tool's source is the page it read; otherwise the tool itself. The
+  // arguments are what the agent asked for, not what it got: they are no evidence.
   const url = urlsIn(args)[0] ?? null
-  // The arguments say what the result is about (which customer, which dates).
-  return [{ span_id: s.span_id, text: `${name} ${args}\n${result}`, source: url ?? `tool:${name}`, kind: 'tool_result' }]
+  return [{ span_id: s.span_id, text: result, source: url ?? `tool:${name}`, kind: 'tool_result' }]
+}
+
+/** Documents an OpenLLMetry retrieval task returned as its entity output ([{id, url, page_content}]). */
+function taskDocuments(s: ViewSpan): Evidence[] {
+  const out = parseJson(s.attributes['traceloop.entity.output'] ?? '')
+  if (!Array.isArray(out)) return []
+  return out
+    .filter((d): d is Record<string, unknown> => Boolean(d) && typeof d === 'object')
+    .map((d) => {
+      const meta = (d.metadata && typeof d.metadata === 'object' ? d.metadata : {}) as Record<string, unknown>
+      const text = [d.page_content, d.content, d.text].find((x) => typeof x === 'string') as string | undefined
+      const source = [d.url, meta.url, meta.source, d.source, d.id].find((x) => typeof x === 'string' && x) as string | undefined
+      return { span_id: s.span_id, text: text ?? '', source: source ?? null, kind: 'document' as const }
+    })
+    .filter((d) => d.text.trim())
 }
 
 /** A message's paragraphs; one headed by a URL is context pasted from that source. */
@@ -109,30 +168,60 @@ function messageEvidence(spanId: string, text: string): Evidence[] {
     .map((p) => ({ span_id: spanId, text: p.trim(), source: urlsIn(p)[0] ?? null, kind: 'message' as const }))
 }
 
+/**
+ * Context a RAG template pastes into the user's message ("Context: … Question: …",
+ * <context>…</context>, a block headed by a URL) is retrieved material, not the
+ * user's words: it is evidence; the rest of the message is the request.
+ */
+const CONTEXT_BLOCK = /(?:^|\n)\s*(?:#+\s*)?(?:context|documents?|sources?|retrieved (?:documents|passages|context)|knowledge base|reference(?: material)?|background(?: information)?)\s*:?[ \t]*\n([\s\S]*?)(?=\n\s*(?:#+\s*)?(?:question|query|user question|task|q)\s*:|$)|<(context|documents?)>([\s\S]*?)<\/\2>/gi
+
+export function pastedContext(text: string): string[] {
+  const out: string[] = []
+  for (const m of text.matchAll(CONTEXT_BLOCK)) out.push((m[1] ?? m[3] ?? '').trim())
+  for (const p of text.split(/\n\s*\n/)) if (/^\s*(?:\[[^\]]*\]\s*)?\(?https?:\/\//.test(p)) out.push(p.trim())
+  return out.filter(Boolean)
+}
+
+/** Roles whose messages state facts the agent was given: system prompts, and tool messages without a tool span. */
+const FACT_ROLES = new Set(['system', 'developer', 'tool', 'function', 'ipython'])
+
 export function evidenceOf(view: TraceView): Evidence[] {
   const out: Evidence[] = []
   const seen = new Set<string>()
+  const answer = finalOutput(view)
   const add = (e: Evidence) => {
     const key = normalizeWs(e.text)
     if (!key || seen.has(key)) return
+    // Context pasted into a prompt repeats a document already read: the document counts.
+    if (e.kind === 'message' && out.some((d) => d.kind === 'document' && d.text.length > 40 && key.includes(normalizeWs(d.text)))) return
     seen.add(key)
     out.push(e)
   }
   for (const s of view.spans) {
     for (const d of s.content.documents)
       if (d.content.trim()) add({ span_id: s.span_id, text: d.content, source: d.url || d.id || null, kind: 'document' })
+    if (s.span_type !== 'tool' && s.span_type !== 'llm' && !s.content.documents.length) taskDocuments(s).forEach(add)
     if (s.span_type === 'tool' || s.content.toolCalls.length) {
       const call = s.content.toolCalls[0]
       const raw = call?.result || (s.span_type === 'tool' ? s.content.completion : '')
+      toolEvidence(s).forEach(add)
       // The same result fed back to the model as a tool message is not new evidence.
       if (raw) seen.add(normalizeWs(raw))
-      toolEvidence(s).forEach(add)
     }
   }
+  const answerKey = answer ? normalizeWs(answer.text) : ''
   for (const s of view.spans) {
     if (s.span_type === 'tool' || s.span_type === 'retrieval') continue
+    // Only calls that ran before the answer was given: a side call after it is no evidence.
+    const answerSpan = answer ? view.spans.find((x) => x.span_id === answer.span_id) : undefined
+    if (answerSpan && s.start_ms > answerSpan.end_ms) continue
     const prompt = s.content.prompt || outputText(s.attributes['traceloop.entity.input'])
-    for (const m of promptMessages(prompt)) if (!MODEL_ROLES.has(m.role)) messageEvidence(s.span_id, m.text).forEach(add)
+    for (const m of promptMessages(prompt)) {
+      // Earlier assistant turns state facts too; the answer itself does not back itself.
+      const prior = MODEL_ROLES.has(m.role) && normalizeWs(m.text) !== answerKey && !answerKey.includes(normalizeWs(m.text))
+      if (FACT_ROLES.has(m.role) || prior) messageEvidence(s.span_id, m.text).forEach(add)
+      else if (m.role === 'user' || m.role === 'human') for (const block of pastedContext(m.text)) messageEvidence(s.span_id, block).forEach((e) => add({ ...e, kind: 'document' }))
+    }
   }
   return out
 }

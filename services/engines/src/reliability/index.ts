@@ -7,8 +7,10 @@ import { SCORER_VERSION } from '@svc/shared/domain/versions'
 import type { Claim, ContentReliability } from '../outputs.js'
 import type { TraceView } from '../trace-view.js'
 import { splitClaims } from './claims.js'
-import { evidenceOf, finalOutput } from './evidence.js'
-import { judgeClaim } from './support.js'
+import { evidenceOf, finalOutput, promptMessages } from './evidence.js'
+import { quantities } from './quantity.js'
+import { requestStatements, statementsOf } from './statements.js'
+import { judge, type JudgeContext } from './support.js'
 
 /** A contradiction is worse than a gap: the answer states something the evidence denies. */
 export const CONTRADICTION_WEIGHT = 2
@@ -34,17 +36,32 @@ export function scoreClaims(claims: Claim[]): { score: number | null; grade: str
   return { score, grade: gradeForScore(score) }
 }
 
+/** What the user asked, from every prompt's user messages and the root's input: yardsticks, not evidence. */
+function requestText(view: TraceView): string {
+  const out = new Set<string>()
+  for (const sp of view.spans) {
+    if (sp.span_type === 'llm') for (const m of promptMessages(sp.content.prompt)) if (m.role === 'user' || m.role === 'human') out.add(m.text)
+    if (!sp.parent_span_id) out.add(sp.attributes['input.value'] ?? sp.attributes['traceloop.entity.input'] ?? '')
+  }
+  return [...out].join('\n')
+}
+
+/** What every claim of a trace is judged against, prepared once. */
+export function judgeContext(view: TraceView, answer: string): JudgeContext {
+  return { statements: statementsOf(evidenceOf(view)), request: requestStatements(requestText(view)), answerQuantities: quantities(answer) }
+}
+
 export function contentReliability(view: TraceView): ContentReliability {
   const out = finalOutput(view)
   const texts = out ? splitClaims(out.text) : []
-  const evidence = texts.length ? evidenceOf(view) : []
+  const ctx: JudgeContext = texts.length ? judgeContext(view, out!.text) : { statements: [], request: [], answerQuantities: [] }
   const claims: Claim[] = texts.map((claim) => {
-    const j = judgeClaim(claim, evidence)
+    const j = judge(claim, ctx)
     return {
       claim,
       supported: j.verdict === 'supported',
       confidence: j.confidence,
-      evidence_span_id: j.evidence?.span_id ?? null,
+      evidence_span_id: j.evidence?.span_id || null,
       verdict: j.verdict,
       source: j.evidence?.source ?? null,
     }

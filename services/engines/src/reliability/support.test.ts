@@ -71,7 +71,7 @@ describe('judgeClaim', () => {
   it('does not treat a question in a message as support', () => {
     const q: Evidence = { span_id: 'u1', text: 'Does the Pro plan include single sign-on?', source: null, kind: 'message' }
     expect(judgeClaim('The Pro plan includes single sign-on.', [q]).verdict).toBe('unsupported')
-    const stated: Evidence = { span_id: 'u1', text: 'My booking reference is QX7Z2P.', source: null, kind: 'message' }
+    const stated: Evidence = { span_id: 's1', text: 'Your booking reference is QX7Z2P.', source: null, kind: 'message' }
     expect(judgeClaim('Your booking reference is QX7Z2P.', [stated]).verdict).toBe('supported')
   })
 
@@ -82,11 +82,63 @@ describe('judgeClaim', () => {
   })
 })
 
+const json = (v: unknown, span_id = 't1', name = 'lookup'): Evidence => ({ span_id, text: JSON.stringify(v), source: `tool:${name}`, kind: 'tool_result' })
+
 describe('structured evidence', () => {
-  it('reads ISO dates of tool results as the month names an answer uses', () => {
-    const tool: Evidence = { span_id: 't1', text: 'get_invoice_summary {"totals_usd":{"2026-08":4102.55,"2026-09":6870.12}}', source: 'tool:get_invoice_summary', kind: 'tool_result' }
+  it('reads amounts by value and currency from keys', () => {
+    const tool = json({ totals_usd: { '2026-08': 4102.55, '2026-09': 6870.12 } })
     expect(judgeClaim('Your September bill came to $6,870.12.', [tool]).verdict).toBe('supported')
     expect(judgeClaim('Your September bill came to $7,100.00.', [tool]).verdict).not.toBe('supported')
+  })
+
+  it('compares units, dates and clock times by value', () => {
+    const t = json({ duration_min: 95, distance_km: 120, weight_kg: 8, departs: '2026-11-12T15:30:00Z', size_bytes: 2400, temp_c: 30 })
+    for (const claim of ['The trip takes about 1.5 hours.', 'It is about 75 miles away.', 'It weighs about 17.6 lb.', 'It leaves on Thursday, November 12 at 3:30 pm.', 'The file is 2.4 kB.', 'It will be 86°F.', 'It leaves on 11/12/2026.'])
+      expect(judgeClaim(claim, [t]).verdict, claim).toBe('supported')
+    expect(judgeClaim('It leaves on November 13.', [t]).verdict).not.toBe('supported')
+  })
+
+  it('reads a JSON false or zero as a denial of its key', () => {
+    const t = json({ order: '88-41207', insured: false, gift_wrap: true, paid_usd: 0 })
+    expect(judgeClaim('The parcel is insured.', [t]).verdict).toBe('contradicted')
+    expect(judgeClaim("The parcel isn't insured.", [t]).verdict).toBe('supported')
+    expect(judgeClaim("It's gift-wrapped.", [t]).verdict).toBe('supported')
+    expect(judgeClaim('They have already paid part of it.', [t]).verdict).toBe('contradicted')
+  })
+
+  it('checks arithmetic on the trace figures: sums, percentages, rates, conversions, date differences', () => {
+    const inv = json({ amount_usd: 8400, late_fee_pct: 1.5, due: '2026-11-23' })
+    const fx = json({ base: 'USD', quote: 'GBP', rate: 0.79 }, 't2')
+    const today: Evidence = { span_id: 's', text: 'Today is 2026-12-08.', source: null, kind: 'message' }
+    const ev = [inv, fx, today]
+    expect(judgeClaim('The late fee is $126.', ev).verdict).toBe('supported')
+    expect(judgeClaim('With the fee you owe $8,526.', ev).verdict).toBe('supported')
+    expect(judgeClaim("It's 15 days late.", ev).verdict).toBe('supported')
+    expect(judgeClaim('That is £6,636.', ev).verdict).toBe('supported')
+    expect(judgeClaim('The late fee is $180.', ev).verdict).not.toBe('supported')
+  })
+
+  it('never backs a fact of one entity with another entity’s value', () => {
+    const t = json({ options: [{ mode: 'metro', fare_eur: 1.85 }, { mode: 'taxi', fare_eur: 16 }] })
+    expect(judgeClaim('The metro costs €1.85.', [t]).verdict).toBe('supported')
+    expect(judgeClaim('The metro costs €16.', [t]).verdict).toBe('contradicted')
+    const drugs = json({ compound: 'NaCl', molar_mass_g_mol: 58.44, reference: { compound: 'KCl', molar_mass_g_mol: 74.55 } })
+    expect(judgeClaim('NaCl has a molar mass of 74.55 g/mol.', [drugs]).verdict).not.toBe('supported')
+  })
+
+  it('evaluates relations instead of trusting shared figures', () => {
+    const t = json({ plans: [{ name: 'Basic', price_usd: 10 }, { name: 'Pro', price_usd: 25 }] })
+    expect(judgeClaim('Pro is cheaper than Basic.', [t]).verdict).toBe('contradicted')
+    expect(judgeClaim('Basic is cheaper than Pro.', [t]).verdict).toBe('supported')
+    expect(judgeClaim('Basic is the cheapest plan.', [t]).verdict).toBe('supported')
+  })
+})
+
+describe('failures', () => {
+  const err: Evidence = { span_id: 'e1', text: 'ServiceUnavailable: pharmacy system under maintenance until 14:00', source: 'tool:place_refill', kind: 'tool_error', about: 'place refill {"rx":"RX-55102"}' }
+  it('backs an honest failure report and contradicts a claim that the failed action happened', () => {
+    expect(judgeClaim("I couldn't place the refill because the pharmacy system is down until 2 pm.", [err]).verdict).toBe('supported')
+    expect(judgeClaim('Your refill RX-55102 has been placed.', [err]).verdict).toBe('contradicted')
   })
 })
 

@@ -1,0 +1,89 @@
+/**
+ * Which words of a sentence are denied, by scope rather than by counting cues: a
+ * cue (not, no, never, without, cannot, non-, "n't") denies the content word it
+ * governs in its clause; "it's not true that X" denies all of X, so a negation
+ * inside X becomes an assertion again (double negative); antonyms are read as
+ * their base word denied ("closed" = not open, "disabled" = not enabled,
+ * "rejected" = not approved). Synonyms a structured key would use are folded in
+ * ("need to" → required, "turned on" → enabled), so a JSON boolean and a sentence
+ * meet on one word.
+ */
+import { isStopword, stem } from './text.js'
+
+/** antonym → the word it denies. */
+const ANTONYMS: Record<string, string> = {
+  closed: 'open', shut: 'open', disabled: 'enabled', off: 'enabled', inactive: 'active', unavailable: 'available', excluded: 'included',
+  prohibited: 'allowed', forbidden: 'allowed', disallowed: 'allowed', banned: 'allowed', rejected: 'approved', declined: 'approved', denied: 'approved',
+  cancelled: 'confirmed', canceled: 'confirmed', failed: 'succeeded', unpaid: 'paid', unsupported: 'supported', nonrefundable: 'refundable',
+  unsafe: 'safe', invalid: 'valid', ineligible: 'eligible', expired: 'valid', missing: 'present', absent: 'present', unlimited: 'limited',
+  optional: 'required', voluntary: 'required', unnecessary: 'required', lost: 'found', incomplete: 'complete', unverified: 'verified',
+  unconfirmed: 'confirmed', inaccessible: 'accessible', offline: 'online', down: 'up', sold: 'available',
+  small: 'large', smaller: 'larger', short: 'long', shorter: 'longer', low: 'high', lower: 'higher', cheap: 'expensive', slow: 'fast',
+  light: 'heavy', cold: 'hot', narrow: 'wide', weak: 'strong', empty: 'full', decrease: 'increase', decreased: 'increased', fell: 'rose',
+}
+/** Phrases read as one word a key would use. */
+const PHRASES: Array<[RegExp, string]> = [
+  [/\b(?:turned|switched|is|are) on\b/gi, ' enabled '],
+  [/\b(?:turned|switched) off\b/gi, ' disabled '],
+  [/\bout of stock\b/gi, ' not in_stock '],
+  [/\bin stock\b/gi, ' in_stock '],
+  [/\b(?:need|needs|needed) to\b/gi, ' required to '],
+  [/\b(?:has|have|had) to\b/gi, ' required to '],
+  [/\bmust\b/gi, ' required '],
+  [/\bnon-?(\w)/gi, ' not $1'],
+  [/\bno longer\b/gi, ' not '],
+]
+const CUES = new Set(['not', 'no', 'never', 'none', 'nothing', 'neither', 'nor', 'without', 'cannot', 'unable', 'nobody'])
+/** A cue denies the word it governs, the first content word after it ("not sell your data" denies selling, not data). */
+const SCOPE = 1
+/** Clause ends: a denial does not reach past them. */
+const BREAK = /^(?:[,;:.!?()]|but|and|so|while|whereas|although|though|because|since)$/
+
+const OUTER = /\b(?:it'?s|it is|that'?s|that is|it was)\s+(?:not true|not the case|false|untrue|a myth)\s+that\s+/i
+
+function expand(text: string): string {
+  let t = text.replace(/[’‘]/g, "'")
+  t = t.replace(/\b(can)'t\b/gi, 'cannot').replace(/\b(won)'t\b/gi, 'will not').replace(/n't\b/gi, ' not').replace(/'(ll|re|ve|d|m|s)\b/gi, '')
+  for (const [re, to] of PHRASES) t = t.replace(re, to)
+  return t
+}
+
+export const polarityStem = (w: string): string => (w === 'in_stock' ? 'in_stock' : stem(w))
+
+/** The stems of a text's content words with whether each is denied (an odd number of denials). */
+export function polarity(text: string): Map<string, boolean> {
+  let t = expand(text)
+  let outer = false
+  const m = OUTER.exec(t)
+  if (m) {
+    outer = true
+    t = t.slice(m.index + m[0].length)
+  }
+  const tokens = t.toLowerCase().match(/[a-z_]+|[,;:.!?()]/g) ?? []
+  const out = new Map<string, boolean>()
+  const flips = new Array<number>(tokens.length).fill(0)
+  tokens.forEach((tok, i) => {
+    if (!CUES.has(tok)) return
+    for (let j = i + 1, n = 0; j < tokens.length && n < SCOPE; j++) {
+      if (BREAK.test(tokens[j]!)) break
+      if (CUES.has(tokens[j]!) || isStopword(tokens[j]!)) continue
+      flips[j]!++
+      n++
+    }
+  })
+  tokens.forEach((tok, i) => {
+    if (CUES.has(tok) || BREAK.test(tok) || isStopword(tok) || tok.length < 2) return
+    let word = tok
+    let flip = flips[i]! % 2 === 1
+    const base = ANTONYMS[word]
+    if (base) {
+      word = base
+      flip = !flip
+    }
+    if (outer) flip = !flip
+    const s = polarityStem(word)
+    // One denied mention is enough to deny the word in this text.
+    out.set(s, (out.get(s) ?? false) || flip)
+  })
+  return out
+}
