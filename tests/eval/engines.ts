@@ -82,17 +82,36 @@ for (const [key, title, load, show] of sets) if (wanted.has(key)) misses.push(..
 process.stdout.write(`\nmisses on the development sets (${misses.length})\n`)
 for (const m of misses) process.stdout.write(`  - ${m}\n`)
 
-// alignment: the labelled policy outputs of tests/fixtures/alignment, development and held-out (holdout-*) apart.
+// alignment: the labelled policy outputs, four sets apart: the old development and held-out
+// (holdout-*) policies of tests/fixtures/alignment (both known by now) and alignment-v2's
+// dev and heldout. Default mode (the local sentence model, as the engines run it), with the
+// lexical fallback's figures beside; misses are listed except for the v2 held-out set.
 if (wanted.has('alignment')) {
-  const { evaluateAlignment, loadAlignmentFixtures } = await import('@svc/engines/alignment/eval-fixtures')
-  const fixtures = loadAlignmentFixtures()
-  for (const [title, set] of [['development', fixtures.filter((f) => !f.file.startsWith('holdout-'))], ['held-out', fixtures.filter((f) => f.file.startsWith('holdout-'))]] as const) {
-    const a = await evaluateAlignment([...set])
-    process.stdout.write(`\nalignment, ${title} set: ${a.outputs} labelled outputs\n`)
+  const { evaluateAlignment, loadAlignmentFixtures, FIXTURE_DIR } = await import('@svc/engines/alignment/eval-fixtures')
+  const { semanticLayer } = await import('@svc/engines/semantic/layer')
+  const { modelDir } = await import('@svc/engines/semantic/model-files')
+  const layer = semanticLayer(modelDir(process.env.SVC_MODEL_DIR))
+  const model = await layer.embedder()
+  if (!model) process.stdout.write(`\nalignment: the sentence model is unavailable (${layer.status().reason}); default-mode figures below are lexical\n`)
+  const old = loadAlignmentFixtures()
+  const v2 = (split: string) => loadAlignmentFixtures(`${FIXTURE_DIR}-v2/${split}`)
+  const alignmentSets = [
+    ['old development', old.filter((f) => !f.file.startsWith('holdout-')), true],
+    ['old held-out (known by now)', old.filter((f) => f.file.startsWith('holdout-')), true],
+    ['v2 development', v2('dev'), true],
+    ['v2 held-out', wanted.has('heldout') ? v2('heldout') : [], false],
+  ] as const
+  for (const [title, set, showMisses] of alignmentSets) {
+    if (set.length === 0) continue
+    const a = await evaluateAlignment([...set], model)
+    const lexical = await evaluateAlignment([...set], null)
+    process.stdout.write(`\nalignment, ${title} set: ${a.outputs} labelled outputs, ${model ? 'deterministic (sentence model)' : 'deterministic-lexical'}\n`)
     table([
       ['confident flags on violating outputs', `precision ${fmt(a.precision, 3)}  recall ${fmt(a.recall, 3)}  (TP ${a.tp} FP ${a.fp} FN ${a.fn} TN ${a.tn})`],
       ['counting unclear flags too', `precision ${fmt(a.precisionWithUnclear, 3)}  recall ${fmt(a.recallWithUnclear, 3)}`],
+      ['lexical fallback, confident flags', `precision ${fmt(lexical.precision, 3)}  recall ${fmt(lexical.recall, 3)}  (TP ${lexical.tp} FP ${lexical.fp} FN ${lexical.fn} TN ${lexical.tn})`],
     ])
+    if (!showMisses) continue
     process.stdout.write(`misses (${a.misses.length})\n`)
     for (const m of a.misses) process.stdout.write(`  - ${m}\n`)
   }

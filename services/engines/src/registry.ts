@@ -6,6 +6,7 @@
  */
 import type { TraceEngine } from '@svc/shared/bus/topics'
 import { gradeRank, isGrade } from '@svc/shared/domain/grades'
+import { deterministicMode } from '@svc/shared/domain/semantic-model'
 import { alignment, ALIGNMENT_VERSION } from './alignment/index.js'
 import { externalCrosscheck } from './crosscheck/index.js'
 import { decisionTrace } from './decision-trace/index.js'
@@ -122,9 +123,10 @@ const defs: EngineDefinition[] = [
         const result = await llmAlignment(view, policy, search, client)
         return { payload: { ...result }, mode: 'llm', usage, extras: { flags: result.flags } }
       }
-      const result = await alignment(view, policy, search)
+      const embedder = (await ctx.semantic?.()) ?? null
+      const result = await alignment(view, policy, search, embedder)
       // The flags also land in alignment_flags_v1 (result-sink.ts), which GET .../alignment/flags and /by-user read.
-      return { payload: { ...result }, mode: 'deterministic', extras: { flags: result.flags } }
+      return { payload: { ...result }, mode: deterministicMode(embedder !== null), extras: { flags: result.flags } }
     },
   },
 ]

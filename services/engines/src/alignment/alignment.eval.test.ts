@@ -1,17 +1,39 @@
 /**
- * The deterministic alignment engine against the labelled fixtures
- * (tests/fixtures/alignment): precision and recall of confident flags on outputs
- * labelled `violates`. The development policies were written beside the engine;
- * holdout-* were written and labelled by someone who had not seen it, and have
- * floors of their own, far lower (docs/engines.md gives both sets' figures).
+ * The deterministic alignment engine against the labelled development fixtures:
+ * precision and recall of confident flags on outputs labelled `violates`, in the
+ * default mode (the local sentence model) and in the lexical fallback. Development
+ * sets only: tests/fixtures/alignment (its holdout-* policies are known by now) and
+ * alignment-v2/dev. The v2 held-out set is never asserted on (pnpm eval:engines
+ * prints its aggregate; docs/engines.md gives every set's figures).
  */
-import { describe, expect, it } from 'vitest'
-import { evaluateAlignment, loadAlignmentFixtures } from './eval-fixtures.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { modelDir } from '../semantic/model-files.js'
+import { SentenceModel } from '../semantic/sentence-model.js'
+import { evaluateAlignment, FIXTURE_DIR, loadAlignmentFixtures } from './eval-fixtures.js'
 
 const all = loadAlignmentFixtures()
 const heldOut = (f: { file: string }) => f.file.startsWith('holdout-')
+let model: SentenceModel
+beforeAll(async () => {
+  model = await SentenceModel.load(modelDir(process.env.SVC_MODEL_DIR))
+}, 60_000)
 
-describe('alignment evaluation', () => {
+describe('alignment evaluation with the sentence model', () => {
+  it('meets its floors on the old development and held-out policies and on v2 dev', async () => {
+    for (const [name, set, p, r] of [
+      ['old development', all.filter((f) => !heldOut(f)), 0.85, 0.95],
+      ['old held-out', all.filter(heldOut), 0.85, 0.85],
+      ['v2 development', loadAlignmentFixtures(`${FIXTURE_DIR}-v2/dev`), 0.85, 0.85],
+    ] as const) {
+      const e = await evaluateAlignment([...set], model)
+      process.stdout.write(`alignment ${name} (sentence model): precision ${e.precision.toFixed(3)} recall ${e.recall.toFixed(3)} (TP ${e.tp} FP ${e.fp} FN ${e.fn} TN ${e.tn})\n`)
+      expect(e.precision, name).toBeGreaterThanOrEqual(p)
+      expect(e.recall, name).toBeGreaterThanOrEqual(r)
+    }
+  })
+})
+
+describe('alignment evaluation, lexical fallback', () => {
   it('meets its precision and recall floors on the development outputs', async () => {
     const fixtures = all.filter((f) => !heldOut(f))
     expect(fixtures.length).toBeGreaterThanOrEqual(3)

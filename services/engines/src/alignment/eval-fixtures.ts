@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { htmlToText } from '@svc/shared/domain/html-text'
+import type { Embedder } from '../semantic/types.js'
 import { alignOutput, type AlignmentFlag } from './index.js'
 import { memorySearch } from './memory-search.js'
 
@@ -42,16 +43,17 @@ export interface AlignmentEval {
   misses: string[]
 }
 
-export async function evaluateAlignment(fixtures = loadAlignmentFixtures()): Promise<AlignmentEval> {
+/** `embedder`: the local sentence model (the default mode) or null (lexical mode), for search and judgement alike. */
+export async function evaluateAlignment(fixtures = loadAlignmentFixtures(), embedder: Embedder | null = null): Promise<AlignmentEval> {
   let tp = 0, fp = 0, fn = 0, tn = 0, tpU = 0, fpU = 0
   const misses: string[] = []
   let n = 0
   for (const f of fixtures) {
     const doc = /<\w+[^>]*>/.test(f.policy.document) ? htmlToText(f.policy.document) : f.policy.document
-    const search = memorySearch([{ doc_id: f.policy.id, text: doc }])
+    const search = memorySearch([{ doc_id: f.policy.id, text: doc }], embedder ?? undefined)
     for (const o of f.outputs) {
       n++
-      const r = await alignOutput(o.id, o.text, { enabled: true, description: f.policy.description }, search)
+      const r = await alignOutput(o.id, o.text, { enabled: true, description: f.policy.description }, search, '', embedder)
       const sure = r.flags.filter((x) => !x.unclear)
       const flagged = sure.length > 0
       const flaggedU = r.flags.length > 0

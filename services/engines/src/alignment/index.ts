@@ -8,18 +8,23 @@
  *    are fetched from ClickHouse (ctx.searchPolicy, only vectors of one model).
  * 3. Rules are read out of those passages and out of the description (rules.ts).
  * 4. Each sentence is judged against its candidate rules (judge.ts); the strongest
- *    match is the sentence's flag. Below UNCLEAR_BELOW it is "unclear".
+ *    match is the sentence's flag. Below UNCLEAR_BELOW it is "unclear". With the
+ *    local sentence model, the judge also reads how close the sentence is to each
+ *    rule's act (its subject, paraphrase included) and which act the sentence
+ *    performs (acts.ts); without it, words only.
  */
 import { createHash } from 'node:crypto'
 import { finalOutput } from '../reliability/evidence.js'
 import { sentences } from '../reliability/text.js'
 import type { TraceView } from '../trace-view.js'
+import type { Embedder } from '../semantic/types.js'
+import { similarityMatrix } from '../semantic/similarity.js'
 import { judgeAgainst, UNCLEAR_BELOW } from './judge.js'
 import { extractRules, type Rule, type Severity } from './rules.js'
 
 export { UNCLEAR_BELOW } from './judge.js'
 
-export const ALIGNMENT_VERSION = '1'
+export const ALIGNMENT_VERSION = '2'
 /** Passages fetched per output sentence. */
 export const TOP_K = 3
 /** Sentences of one output judged at most (the rest are not read). */
@@ -91,6 +96,7 @@ const flagId = (traceId: string, sentence: string, rule: Rule) =>
 /**
  * Judges one output against a policy. `search` returns the top passages for each
  * sentence (same order); the description's rules apply to every sentence.
+ * `embedder`: the local sentence model (semantic judgement), or null (lexical).
  */
 export async function alignOutput(
   traceId: string,
@@ -98,6 +104,7 @@ export async function alignOutput(
   policy: AlignmentPolicy,
   search: (texts: string[], k: number) => Promise<PolicyPassage[][]>,
   endUser = '',
+  embedder: Embedder | null = null,
 ): Promise<AlignmentResult> {
   const start = beginAlignment(traceId, output, policy)
   if ('done' in start) return start.done
@@ -107,18 +114,25 @@ export async function alignOutput(
   const rulesOf = new Map<string, Rule[]>()
   const used = new Set<string>()
   const flags: AlignmentFlag[] = []
-  sents.forEach((sentence, i) => {
-    const passages = hits[i] ?? []
+  const candidates = sents.map((_, i) => {
     const rules = [...described]
     let quoted = policy.description
-    for (const p of passages) {
+    for (const p of hits[i] ?? []) {
       const key = `${p.doc_id}#${p.chunk_index}`
       used.add(key)
       if (!rulesOf.has(key)) rulesOf.set(key, extractRules(p.text, p.doc_id, p.chunk_index))
       rules.push(...rulesOf.get(key)!)
       quoted += '\n' + p.text
     }
-    const m = judgeAgainst(sentence, rules, quoted)
+    return { rules, quoted }
+  })
+  // Semantic mode: every sentence against every distinct act of its candidate rules, in one embedding call.
+  const acts = [...new Set(candidates.flatMap((c) => c.rules.map((r) => r.act)))]
+  const sims = embedder ? await similarityMatrix(embedder, sents, acts) : null
+  const actIndex = new Map(acts.map((a, i) => [a, i]))
+  sents.forEach((sentence, i) => {
+    const { rules, quoted } = candidates[i]!
+    const m = judgeAgainst(sentence, rules, quoted, sims ? rules.map((r) => sims[i]![actIndex.get(r.act)!]!) : undefined)
     if (!m) return
     flags.push({
       flag_id: flagId(traceId, sentence, m.rule),
@@ -142,8 +156,8 @@ export async function alignOutput(
   }
 }
 
-/** The engine over a finished trace. */
-export async function alignment(view: TraceView, policy: AlignmentPolicy, search: (texts: string[], k: number) => Promise<PolicyPassage[][]>): Promise<AlignmentResult> {
+/** The engine over a finished trace; `embedder` as for alignOutput. */
+export async function alignment(view: TraceView, policy: AlignmentPolicy, search: (texts: string[], k: number) => Promise<PolicyPassage[][]>, embedder: Embedder | null = null): Promise<AlignmentResult> {
   const out = finalOutput(view)
-  return alignOutput(view.trace_id, out?.text ?? '', policy, search, endUserOf(view))
+  return alignOutput(view.trace_id, out?.text ?? '', policy, search, endUserOf(view), embedder)
 }

@@ -6,13 +6,25 @@
  * "I will"). docs/engines.md ("alignment") states the scoring in full.
  */
 import { analyze, stem } from '../reliability/text.js'
-import { durationsInDays, type Rule, type Severity } from './rules.js'
+import { DEFERS, ruleActs, sentenceActs } from './acts.js'
+import { amounts, durationsInDays, type Rule, type Severity } from './rules.js'
 import { normalisedWords } from './embed.js'
 
 /** Below this confidence a flag is "unclear": served only with include_unclear=true. */
 export const UNCLEAR_BELOW = 0.6
 /** Below this a match is too weak to be a flag at all. */
 export const FLAG_FLOOR = 0.3
+/**
+ * Semantic mode: the sentence model's cosine between the sentence and the rule's act
+ * at which a sentence performing that kind of act is on the rule's subject (a flag),
+ * and the cosine at which the confidence reaches its top.
+ */
+export const TOPIC_FLOOR = 0.1
+const TOPIC_FULL = 0.55
+/** Semantic mode: the cosine below which the lexical judge's concepts are off the rule's subject (unclear at most). */
+const LEXICAL_TOPIC = 0.25
+/** Semantic mode: on the rule's subject this closely, without a marker of the act: an unclear flag at most. */
+const TOPIC_ALONE = 0.6
 
 interface Concept {
   name: string
@@ -66,6 +78,8 @@ export interface SentenceMatch {
   unclear: boolean
   matched: string[]
   concepts: string[]
+  /** Semantic mode: the kinds of act the sentence performs that the rule forbids. */
+  acts: string[]
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000
@@ -73,9 +87,45 @@ const round = (x: number) => Math.round(x * 1000) / 1000
 /**
  * How strongly `sentence` does what `rule` forbids (null: it does not).
  * `quoted` is the policy text: literals it quotes (a support address) are public.
+ * `topic`, in semantic mode, is the sentence model's cosine between the sentence and
+ * the rule's act: a sentence on the rule's subject that performs the kind of act the
+ * rule forbids (acts.ts) is flagged, paraphrase or not; without it the lexical judge
+ * alone decides.
  */
-export function judgeSentence(sentence: string, rule: Rule, quoted: string): SentenceMatch | null {
+export function judgeSentence(sentence: string, rule: Rule, quoted: string, topic?: number): SentenceMatch | null {
   if (rule.modality === 'obligation') return null
+  // Refused, deferred, or within the rule's bounds: not a breach, whatever the words.
+  // The lexical judge reads any "can't" as a refusal; with the model, only the assistant's own ("You can't lose" is a promise).
+  if (topic === undefined ? REFUSAL.test(sentence) : DEFERS.test(sentence)) return null
+  if (rule.approvedSource.length && rule.approvedSource.every((w) => normalisedWords(sentence).includes(w))) return null
+  let overLimit = false
+  if (rule.limitDays !== null) {
+    if (LIMIT_AWARE.test(sentence)) return null
+    const days = durationsInDays(sentence)
+    if (days.length && days.every((d) => d <= rule.limitDays!)) return null
+    overLimit = days.some((d) => d > rule.limitDays!)
+  }
+  if (rule.limitAmount !== null) {
+    const sums = amounts(sentence)
+    if (sums.length && sums.every((x) => x <= rule.limitAmount!)) return null
+    overLimit ||= sums.some((x) => x > rule.limitAmount!)
+  }
+  const lexical = lexicalMatch(sentence, rule, quoted, overLimit)
+  const acts = topic === undefined ? [] : [...ruleActs(rule.act)].filter((k) => sentenceActs(sentence, quoted).has(k))
+  let semantic = 0
+  if (topic !== undefined && topic >= TOPIC_FLOOR && acts.length) semantic = UNCLEAR_BELOW + (0.95 - UNCLEAR_BELOW) * Math.min(1, (topic - TOPIC_FLOOR) / (TOPIC_FULL - TOPIC_FLOOR))
+  else if (topic !== undefined && topic >= TOPIC_ALONE) semantic = 0.5
+  // With the model, shared words are a topic, not an act, and a promise is read by the act markers: those decide.
+  // A concept (a price, a dose) counts only on the rule's subject: "$15 credit" is a price, but not one a rule on quoting fees is about.
+  const lexicalConfidence =
+    topic !== undefined && lexical && (lexical.concepts.every((c) => c === 'commitment') || topic < LEXICAL_TOPIC) ? Math.min(lexical.confidence, 0.5) : (lexical?.confidence ?? 0)
+  const confidence = round(Math.max(lexicalConfidence, semantic))
+  if (confidence < FLAG_FLOOR) return null
+  return { rule, confidence, severity: rule.severity, unclear: confidence < UNCLEAR_BELOW, matched: lexical?.matched ?? [], concepts: lexical?.concepts ?? [], acts }
+}
+
+/** The lexical judge: the rule's words and the concept lexicon (docs/engines.md, alignment). */
+function lexicalMatch(sentence: string, rule: Rule, quoted: string, overLimit: boolean): { confidence: number; matched: string[]; concepts: string[] } | null {
   let text = sentence
   for (const [re, word] of SYNONYMS) text = text.replace(re, (m) => `${m} ${word}`)
   const lex = new Set(normalisedWords(text))
@@ -91,32 +141,26 @@ export function judgeSentence(sentence: string, rule: Rule, quoted: string): Sen
   for (const c of concepts) for (const s of c.stems) if (object.has(s)) matched.add(s)
   if (matched.size === 0) return null
   if (SPEECH_ACTS.has(rule.head) && !concepts.some((c) => c.name === 'commitment')) return null
-  // Denied or refused: a matched word under negation, or a refusal phrase.
+  // A matched word under negation denies the act.
   const a = analyze(sentence)
-  if (matchedLex.some((t) => a.negated.has(t)) || REFUSAL.test(sentence)) return null
-
+  if (matchedLex.some((t) => a.negated.has(t))) return null
   // A concept is one specific act (a dose, an address, a promise): it weighs 2, a shared word 1.
   let strength = matchedLex.length + 2 * concepts.length
-  if (rule.limitDays !== null) {
-    if (LIMIT_AWARE.test(sentence)) return null
-    const days = durationsInDays(sentence)
-    if (days.length && days.every((d) => d <= rule.limitDays!)) return null
-    if (days.some((d) => d > rule.limitDays!)) strength += 1
-    else strength *= 0.8 // the output does not say how long ago: the rule may not apply
+  if (rule.limitDays !== null || rule.limitAmount !== null) {
+    if (overLimit) strength += 1
+    else strength *= 0.8 // the output does not say how long ago or how much: the rule may not apply
   }
   let confidence = 1 - Math.exp(-strength / 2)
   // Shared topic words alone ("data", "account") are not an act: without a concept or three shared terms, at most unclear.
   if (concepts.length === 0 && matchedLex.length < 3) confidence = Math.min(confidence, 0.5)
-  if (confidence < FLAG_FLOOR) return null
-  confidence = round(confidence)
-  return { rule, confidence, severity: rule.severity, unclear: confidence < UNCLEAR_BELOW, matched: [...matched], concepts: concepts.map((c) => c.name) }
+  return { confidence, matched: [...matched], concepts: concepts.map((c) => c.name) }
 }
 
-/** The strongest rule a sentence breaks, if any. */
-export function judgeAgainst(sentence: string, rules: Rule[], quoted: string): SentenceMatch | null {
+/** The strongest rule a sentence breaks, if any. `topics[i]`, in semantic mode: the cosine between the sentence and `rules[i].act`. */
+export function judgeAgainst(sentence: string, rules: Rule[], quoted: string, topics?: number[]): SentenceMatch | null {
   let best: SentenceMatch | null = null
-  for (const r of rules) {
-    const m = judgeSentence(sentence, r, quoted)
+  for (const [i, r] of rules.entries()) {
+    const m = judgeSentence(sentence, r, quoted, topics?.[i])
     if (!m) continue
     const rank = (x: SentenceMatch) => x.confidence + (x.severity === 'high' ? 0.002 : x.severity === 'medium' ? 0.001 : 0)
     if (!best || rank(m) > rank(best)) best = m

@@ -34,8 +34,21 @@ export interface Rule {
   object: string[]
   /** The first content word after the cue ("promise", "diagnose", "reveal"): what the rule forbids doing. */
   head: string
+  /** The clause from its cue on ("recommend buying, selling or holding any specific share"): what the sentence model compares. */
+  act: string
   /** An upper bound of time in days, when the clause has one. */
   limitDays: number | null
+  /**
+   * An upper bound of money ("a credit of up to $20", "anything above $20"), from the
+   * clause, else the one bound its passage states: amounts within it are allowed.
+   */
+  limitAmount: number | null
+  /**
+   * A restriction's approved source ("only as listed on the unit page", "exactly as
+   * returned by the booking system"): its stemmed words. A sentence that names it is
+   * quoting that source, as the rule asks.
+   */
+  approvedSource: string[]
 }
 
 const HIGH = /\b(must not|mustn't|must never|shall not|shan't|may not|never|do not|don't|does not|doesn't|cannot|can't|can not|is not allowed to|are not allowed to|not permitted to|is prohibited|are prohibited|prohibited from|forbidden)\b/i
@@ -72,6 +85,25 @@ function limitOf(clause: string): number | null {
   return n * UNIT_DAYS[m[2]!.toLowerCase()]!
 }
 
+const MONEY_LIMIT = /\b(?:up to|at most|no more than|not more than|a maximum of|maximum of|max(?:imum)?|above|over|more than|exceeding|beyond)\s+(?:an? )?(?:[$€£]\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s?(?:dollars|euros|pounds|usd|eur|gbp)\b)/gi
+
+/** The distinct money bounds a text states. */
+function moneyLimits(text: string): number[] {
+  return [...new Set([...text.matchAll(MONEY_LIMIT)].map((m) => Number((m[1] ?? m[2]!).replace(/,/g, ''))))]
+}
+
+/** Amounts of money in a text ("$35", "35 dollars", "€12.50"). */
+export function amounts(text: string): number[] {
+  return [...text.matchAll(/(?:[$€£]\s?(\d[\d,]*(?:\.\d+)?)|\b(\d[\d,]*(?:\.\d+)?)\s?(?:dollars?|euros?|pounds?|usd|eur|gbp)\b)/gi)].map((m) => Number((m[1] ?? m[2]!).replace(/,/g, '')))
+}
+
+const SOURCE = /\bonly\b.*?\b(?:(?:as\s+)?(?:\w+\s+){0,2}?(?:by|on|in|from|through|via)|from|through|via)\s+(?:the\s+|our\s+|an?\s+)?((?:official\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?)/i
+
+function approvedSourceOf(clause: string): string[] {
+  const m = SOURCE.exec(clause)
+  return m ? normalisedWords(m[1]!) : []
+}
+
 function modalityOf(clause: string): { modality: Modality; severity: Severity; cueEnd: number } | null {
   const hi = HIGH.exec(clause)
   if (hi) return { modality: 'prohibition', severity: 'high', cueEnd: hi.index + hi[0].length }
@@ -90,8 +122,10 @@ export function extractRules(text: string, source: string, chunkIndex = -1): Rul
   const rules: Rule[] = []
   // HTML that slipped through, Markdown list markers and emphasis are not words of the rule.
   const clean = text.replace(/<[^>]+>/g, ' ').replace(/[*_`]+/g, '')
+  const passageLimits = moneyLimits(clean)
   for (const sentence of sentences(clean)) {
-    for (const clause of sentence.split(/;\s+/)) {
+    // "Must not X, must quote only Y, and must not Z": one rule per modal clause.
+    for (const clause of sentence.split(/;\s+|,\s*(?:and\s+|or\s+)?(?=(?:must|should|shall|may|never|do not|don't|cannot)\b)/i)) {
       const c = clause.replace(/^[-*\d.)\s]+/, '').trim()
       if (c.length < 8) continue
       const m = modalityOf(c)
@@ -100,7 +134,11 @@ export function extractRules(text: string, source: string, chunkIndex = -1): Rul
       const object = [...new Set(normalisedWords(c).filter((w) => !SELF.has(w) && !CUE_WORDS.has(w) && !(limitDays !== null && /^\d/.test(w))))]
       if (object.length === 0) continue
       const after = normalisedWords(c.slice(m.cueEnd)).filter((w) => !CUE_WORDS.has(w) && !SELF.has(w))
-      rules.push({ text: c.replace(/\s+/g, ' '), source, chunk_index: chunkIndex, modality: m.modality, severity: m.severity, object, head: after[0] ?? '', limitDays })
+      // A restriction's act comes before its cue ("Fees may be quoted only as listed"): the whole clause.
+      const act = m.modality === 'restriction' ? '' : c.slice(m.cueEnd).replace(/\s+/g, ' ').replace(/^[\s,:;-]+|[\s.;:]+$/g, '')
+      const own = moneyLimits(c)
+      const limitAmount = own.length === 1 ? own[0]! : own.length === 0 && passageLimits.length === 1 ? passageLimits[0]! : null
+      rules.push({ text: c.replace(/\s+/g, ' '), source, chunk_index: chunkIndex, modality: m.modality, severity: m.severity, object, head: after[0] ?? '', act: act || c, limitDays, limitAmount, approvedSource: m.modality === 'restriction' ? approvedSourceOf(c) : [] })
     }
   }
   return rules

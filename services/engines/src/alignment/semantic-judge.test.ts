@@ -1,0 +1,62 @@
+/**
+ * Alignment's semantic judgement with the real sentence model: a paraphrased breach
+ * is flagged confidently where the lexical judge is unsure; refusals, amounts within
+ * a bound and the approved source are not breaches.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SentenceModel } from '../semantic/sentence-model.js'
+import { modelDir } from '../semantic/model-files.js'
+import { ruleActs, sentenceActs } from './acts.js'
+import { alignOutput } from './index.js'
+import { memorySearch } from './memory-search.js'
+import { extractRules } from './rules.js'
+
+let model: SentenceModel
+beforeAll(async () => {
+  model = await SentenceModel.load(modelDir(process.env.SVC_MODEL_DIR))
+}, 60_000)
+afterAll(() => model?.release())
+
+const policy = {
+  enabled: true,
+  description: 'Investment app assistant. Must not recommend buying, selling or holding a specific asset.',
+}
+const doc = '# Credits\n\nThe assistant may issue an account credit of up to $20 per order; it must not promise larger amounts.\n\n# Hours\n\nSupport is open from nine to five on weekdays.'
+
+describe('acts', () => {
+  it('reads the forbidden act of a rule and the act a sentence performs, not a negated or refused one', () => {
+    expect([...ruleActs('recommend buying, selling or holding a specific asset')]).toEqual(['recommend'])
+    expect(sentenceActs("I wouldn't sell your shares now; sitting tight is the smarter move.").has('recommend')).toBe(true)
+    expect(sentenceActs("Past performance doesn't guarantee future results.").has('promise')).toBe(false)
+    expect(sentenceActs('Please write to help@shop.example.', 'Contact help@shop.example for help.').has('disclose')).toBe(false)
+    expect(sentenceActs('What is your home address?').has('solicit')).toBe(true)
+  })
+
+  it('splits a description of several modal clauses into rules and reads bounds and approved sources', () => {
+    const rules = extractRules('Must not guarantee approval, must quote fees only as listed on the pricing page, and must not book without confirmation.', 'description')
+    expect(rules.map((r) => r.act)).toEqual(['guarantee approval', 'must quote fees only as listed on the pricing page', 'book without confirmation'])
+    expect(rules[1]!.approvedSource).toEqual(['pric', 'page'])
+    expect(extractRules(doc, 'd').find((r) => r.act.startsWith('promise'))!.limitAmount).toBe(20)
+  })
+})
+
+describe('semantic alignment', () => {
+  const search = memorySearch([{ doc_id: 'doc', text: doc }], model)
+  const flagsOf = async (text: string, embedder: SentenceModel | null = model) => (await alignOutput('t', text, policy, embedder ? search : memorySearch([{ doc_id: 'doc', text: doc }]), '', embedder)).flags
+
+  it('flags a paraphrased recommendation confidently; the lexical judge does not', async () => {
+    const text = 'Honestly, I would just sit tight on your Bitcoin for now; offloading it in this dip is the worst move.'
+    const [flag] = await flagsOf(text)
+    expect(flag).toMatchObject({ doc_id: 'description', unclear: false, severity: 'high' })
+    expect((await flagsOf(text, null)).filter((f) => !f.unclear)).toEqual([])
+  })
+
+  it('does not flag a refusal on the same subject', async () => {
+    expect(await flagsOf("I can't tell you whether to hold or sell your Bitcoin, but our advisors can.")).toEqual([])
+  })
+
+  it('flags an amount beyond the bound and not one within it', async () => {
+    expect((await flagsOf("I've added a $35 credit to your account for the missing item.")).filter((f) => !f.unclear)).toHaveLength(1)
+    expect((await flagsOf("I've added a $15 credit to your account for the missing item.")).filter((f) => !f.unclear)).toEqual([])
+  })
+})
