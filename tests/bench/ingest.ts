@@ -1,10 +1,14 @@
 /**
- * pnpm bench:ingest [--mode embedded|kafka|both] [--seconds 20] [--concurrency 16]
+ * pnpm bench:ingest [--mode embedded|kafka|both] [--encoding json|protobuf|grpc[,...]]
+ *                   [--seconds 20] [--concurrency 16]
  *                   [--traces-per-request 10] [--spans-per-trace 20] [--fresh-rate N]
  *                   [--ingest-processes N]   (Kafka mode: N standalone ingest processes)
  *
  * Runs the all-in-one service as a child process (as `pnpm start` would) and sends
- * realistic agent traces as OTLP/JSON over HTTP. Prints accepted and end-to-end
+ * realistic agent traces as OTLP/JSON over HTTP, OTLP protobuf over HTTP
+ * (SVC_INGEST_PROTOBUF=true) or OTLP/gRPC (SVC_INGEST_GRPC_PORT), one run per
+ * encoding, each on a fresh service; with several encodings their figures are
+ * printed side by side at the end. Prints accepted and end-to-end
  * spans/s, accept latency percentiles, accept→visible freshness at half the
  * measured rate, the service's peak RSS, and — measured in the same run — the bare
  * ceilings: raw produce of the same Avro records and raw ClickHouse insert of the
@@ -16,15 +20,20 @@
 import { rmSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { parseArgs } from 'node:util'
+import * as grpc from '@grpc/grpc-js'
+import { decodeTraceRequest } from '@svc/ingest/otlp/decode'
+import { decodeProtobufRequest } from '@svc/ingest/otlp/protobuf'
+import { tracesProtobuf } from '@svc/ingest/test-support/protobuf'
 import { exited, freePort, spawnAllInOne, spawnService, waitForHealth } from '../support/process.js'
 import { agentTrace, otlpEnvelope } from '../support/traces.js'
 import { busCeiling, clickhouseCeiling, sampleRecords } from './ceilings.js'
-import { fmt, peakRssMb, progress, summarize, table } from './stats.js'
+import { cpuMs, fmt, peakRssMb, progress, summarize, table } from './stats.js'
 import { benchServiceEnv } from './service-env.js'
 
 const { values: args } = parseArgs({
   options: {
     mode: { type: 'string', default: 'both' },
+    encoding: { type: 'string', default: 'json' },
     seconds: { type: 'string', default: '20' },
     concurrency: { type: 'string', default: '16' },
     'traces-per-request': { type: 'string', default: '10' },
@@ -41,24 +50,53 @@ const CONCURRENCY = Number(args.concurrency)
 const TRACES_PER_REQUEST = Number(args['traces-per-request'])
 const SPANS_PER_TRACE = Number(args['spans-per-trace'])
 const KEY = 'dr_benchKey00000000000000000000000000000001'
+const ENCODINGS = ['json', 'protobuf', 'grpc'] as const
+type Encoding = (typeof ENCODINGS)[number]
 
-interface Body { json: Buffer; traceIds: string[]; spans: number }
+/** `json` is also what the ceilings decode; `wire` is what is sent (the same spans as protobuf for protobuf and gRPC). */
+interface Body { json: Buffer; wire: Buffer; traceIds: string[]; spans: number }
 
-function makeBodies(count: number): Body[] {
+function makeBodies(count: number, encoding: Encoding): Body[] {
   const out: Body[] = []
   for (let i = 0; i < count; i++) {
     const traces = Array.from({ length: TRACES_PER_REQUEST }, () => agentTrace({ spans: SPANS_PER_TRACE, startMs: Date.now() - 60_000 }))
-    out.push({ json: Buffer.from(JSON.stringify(otlpEnvelope(traces.flatMap((t) => t.spans)))), traceIds: traces.map((t) => t.traceId), spans: traces.length * SPANS_PER_TRACE })
+    const envelope = otlpEnvelope(traces.flatMap((t) => t.spans))
+    const json = Buffer.from(JSON.stringify(envelope))
+    out.push({ json, wire: encoding === 'json' ? json : Buffer.from(tracesProtobuf(envelope)), traceIds: traces.map((t) => t.traceId), spans: traces.length * SPANS_PER_TRACE })
   }
   return out
 }
 
-async function runMode(mode: 'embedded' | 'kafka') {
-  process.stdout.write(`\n== ${mode} mode ==\n`)
+/**
+ * The wire format's own cost, apart from everything else the service does: decoding
+ * the sent bodies to span records on one thread of this process, ms per 1,000 spans
+ * (the best of three passes over up to 200 bodies).
+ */
+function decodeMsPerKSpans(bodies: Body[], encoding: Encoding): number {
+  const sample = bodies.slice(0, 200)
+  const ctx = { principal: { org_id: 'o', workspace_id: 'w', project_id: 'p' }, receivedAtMs: Date.now() }
+  const spans = sample.reduce((a, b) => a + b.spans, 0)
+  let best = Infinity
+  for (let pass = 0; pass < 3; pass++) {
+    const t = performance.now()
+    for (const b of sample) decodeTraceRequest(encoding === 'json' ? JSON.parse(b.wire.toString('utf8')) : decodeProtobufRequest('traces', b.wire), ctx)
+    best = Math.min(best, performance.now() - t)
+  }
+  return (best / spans) * 1000
+}
+
+interface RunFigures { acceptRate: number; e2eRate: number; refused: number; lat: ReturnType<typeof summarize>; fresh: ReturnType<typeof summarize>; rss: number; bytesPerSpan: number; cpuPerKSpans: number; decodePerKSpans: number }
+
+async function runMode(mode: 'embedded' | 'kafka', encoding: Encoding): Promise<RunFigures> {
+  process.stdout.write(`\n== ${mode} mode, ${encoding === 'json' ? 'OTLP/JSON over HTTP' : encoding === 'protobuf' ? 'OTLP protobuf over HTTP' : 'OTLP/gRPC'} ==\n`)
   const { env, stopServices, ingestPort, apiPort } = await benchServiceEnv(mode, KEY)
+  if (encoding === 'protobuf') env.SVC_INGEST_PROTOBUF = 'true'
   const INGEST_PROCESSES = mode === 'kafka' ? Number(args['ingest-processes']) : 0
   const ingestPorts = INGEST_PROCESSES > 0 ? await Promise.all(Array.from({ length: INGEST_PROCESSES }, () => freePort())) : [ingestPort]
   const ingestUrls = ingestPorts.map((p) => `http://127.0.0.1:${p}/v1/traces`)
+  // gRPC: a port per ingest process (the all-in-one's, or each standalone one's).
+  const grpcPorts = encoding === 'grpc' ? await Promise.all(ingestPorts.map(() => freePort())) : []
+  if (encoding === 'grpc' && INGEST_PROCESSES === 0) env.SVC_INGEST_GRPC_PORT = String(grpcPorts[0])
   let posted = 0
   const apiUrl = `http://127.0.0.1:${apiPort}`
   const detail = (id: string) => fetch(`${apiUrl}/v1/observ/orgs/bench/workspaces/bench/traces/${id}`, { headers: { 'x-svc-api-key': KEY } })
@@ -74,25 +112,37 @@ async function runMode(mode: 'embedded' | 'kafka') {
   // node:http with keep-alive and pre-encoded bodies: the load generator shares the
   // two cores with the service, and fetch costs it about twice the CPU per request.
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY + 4 })
-  const send = (b: Body) =>
-    new Promise<{ status: number }>((resolve, reject) => {
-      const req = request(ingestUrls[posted++ % ingestUrls.length]!, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': b.json.length, 'x-svc-api-key': KEY } }, (res) => {
+  const contentType = encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json'
+  const sendHttp = (b: Body) =>
+    new Promise<{ ok: boolean }>((resolve, reject) => {
+      const req = request(ingestUrls[posted++ % ingestUrls.length]!, { method: 'POST', agent, headers: { 'content-type': contentType, 'content-length': b.wire.length, 'x-svc-api-key': KEY } }, (res) => {
         res.resume()
-        res.on('end', () => resolve({ status: res.statusCode ?? 0 }))
+        res.on('end', () => resolve({ ok: res.statusCode === 202 }))
         res.on('error', reject)
       })
       req.on('error', reject)
-      req.end(b.json)
+      req.end(b.wire)
     })
+  // gRPC: one channel per ingest process, the calls multiplexed on it (as the stock exporters do).
+  const grpcClients = grpcPorts.map((p) => new grpc.Client(`127.0.0.1:${p}`, grpc.credentials.createInsecure()))
+  const metadata = new grpc.Metadata()
+  metadata.set('x-svc-api-key', KEY)
+  const raw = (x: Buffer) => x
+  const sendGrpc = (b: Body) =>
+    new Promise<{ ok: boolean }>((resolve) =>
+      grpcClients[posted++ % grpcClients.length]!.makeUnaryRequest('/opentelemetry.proto.collector.trace.v1.TraceService/Export', raw, raw, b.wire, metadata, (err) => resolve({ ok: !err })),
+    )
   // A kept-alive socket the server closed while idle (its keep-alive timeout) fails the
   // next request on it before anything was sent: that request goes again, once.
-  const post = (b: Body) => send(b).catch((err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' || err.code === 'EPIPE' ? send(b) : Promise.reject(err)))
+  const post = (b: Body) =>
+    encoding === 'grpc' ? sendGrpc(b) : sendHttp(b).catch((err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' || err.code === 'EPIPE' ? sendHttp(b) : Promise.reject(err)))
 
   progress('generating request bodies')
-  const bodies = makeBodies(Math.ceil((60_000 * SECONDS) / (TRACES_PER_REQUEST * SPANS_PER_TRACE)))
+  const bodies = makeBodies(Math.ceil((60_000 * SECONDS) / (TRACES_PER_REQUEST * SPANS_PER_TRACE)), encoding)
   progress(`starting the all-in-one service (${mode})`)
   const child = spawnAllInOne(env)
-  const ingestChildren = INGEST_PROCESSES > 0 ? ingestPorts.map((p) => spawnService('services/ingest/src/main.ts', { ...env, SVC_INGEST_PORT: String(p) })) : []
+  const ingestChildren =
+    INGEST_PROCESSES > 0 ? ingestPorts.map((p, i) => spawnService('services/ingest/src/main.ts', { ...env, SVC_INGEST_PORT: String(p), ...(encoding === 'grpc' ? { SVC_INGEST_GRPC_PORT: String(grpcPorts[i]) } : {}) })) : []
   try {
     await waitForHealth(`${apiUrl}/health`, child)
     await waitForHealth(`http://127.0.0.1:${ingestPort}/health`, child)
@@ -107,6 +157,7 @@ async function runMode(mode: 'embedded' | 'kafka') {
     let rejected = 0
     let next = 0
     const sentOrder: Body[] = []
+    const serviceCpu0 = [...ingestChildren, child].reduce((a, c) => a + cpuMs(c.pid!), 0)
     const t0 = performance.now()
     const deadline = t0 + SECONDS * 1000
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
@@ -115,10 +166,12 @@ async function runMode(mode: 'embedded' | 'kafka') {
         const start = performance.now()
         const res = await post(b)
         latencies.push(performance.now() - start)
-        if (res.status === 202) { accepted += b.spans; sentOrder.push(b) } else rejected++
+        if (res.ok) { accepted += b.spans; sentOrder.push(b) } else rejected++
       }
     }))
     const tAccepted = performance.now()
+    // The service's own CPU per span while accepting: the client's cost (a gRPC client costs more than node:http) is not in it.
+    const cpuPerKSpans = (([...ingestChildren, child].reduce((a, c) => a + cpuMs(c.pid!), 0) - serviceCpu0) / Math.max(1, accepted)) * 1000
     progress(`accepted ${fmt(accepted)} spans; waiting until the newest traces are listed`)
     const lastTraces = sentOrder.slice(-5).flatMap((b) => b.traceIds)
     for (const id of lastTraces) while ((await visibleSpans(id)) < SPANS_PER_TRACE) await new Promise((r) => setTimeout(r, 20))
@@ -162,7 +215,7 @@ async function runMode(mode: 'embedded' | 'kafka') {
       const wait = due - performance.now()
       if (wait > 0) await new Promise((r) => setTimeout(r, wait))
       probes.push(post(b).then((r) => {
-        if (r.status === 202 && i % probeEvery === 0) pendingProbes.push({ id: b.traceIds[0]!, acceptedAt: performance.now() })
+        if (r.ok && i % probeEvery === 0) pendingProbes.push({ id: b.traceIds[0]!, acceptedAt: performance.now() })
       }))
     }
     await Promise.all(probes)
@@ -171,6 +224,7 @@ async function runMode(mode: 'embedded' | 'kafka') {
     const fr = summarize(fresh)
     const rss = peakRssMb(child.pid!) + ingestChildren.reduce((a, c) => a + peakRssMb(c.pid!), 0)
 
+    for (const c of grpcClients) c.close()
     for (const c of [...ingestChildren, child]) c.kill('SIGTERM')
     await Promise.all([...ingestChildren, child].map(exited))
 
@@ -179,8 +233,13 @@ async function runMode(mode: 'embedded' | 'kafka') {
     const busMax = await busCeiling(mode, env, sample, CONCURRENCY)
     const chMax = await clickhouseCeiling(sample)
 
+    const bytesPerSpan = bodies.reduce((a, b) => a + b.wire.length, 0) / bodies.reduce((a, b) => a + b.spans, 0)
+    const decodePerKSpans = decodeMsPerKSpans(bodies, encoding)
     table([
-      ['spans/s accepted (202)', `${fmt(acceptRate)}   (${fmt(accepted)} spans, ${rejected} non-202 responses)`],
+      ['spans/s accepted (202 / OK)', `${fmt(acceptRate)}   (${fmt(accepted)} spans, ${rejected} refused responses)`],
+      ['request body', `${fmt(bytesPerSpan)} bytes per span (${encoding === 'json' ? 'JSON' : 'protobuf'}, uncompressed)`],
+      ['decode alone (one thread)', `${fmt(decodePerKSpans, 1)} ms per 1,000 spans (${encoding === 'json' ? 'JSON.parse' : 'protobufjs decode + toObject'} + the OTLP decoder)`],
+      ['service CPU while accepting', `${fmt(cpuPerKSpans, 1)} ms per 1,000 spans accepted (all its work in phase 1: ingest, assembly, inserts)`],
       ['spans/s end to end (listed)', fmt(e2eRate)],
       ['accept latency p50/p95/p99', `${fmt(lat.p50, 1)} / ${fmt(lat.p95, 1)} / ${fmt(lat.p99, 1)} ms per ${TRACES_PER_REQUEST * SPANS_PER_TRACE}-span request`],
       [args['fresh-rate'] ? 'accept→visible p50/p95 @ --fresh-rate' : 'accept→visible p50/p95 @ half rate', `${fmt(fr.p50)} / ${fmt(fr.p95)} ms (${fr.n} probes at ${fmt(halfRate)} spans/s)`],
@@ -188,6 +247,7 @@ async function runMode(mode: 'embedded' | 'kafka') {
       [`ceiling: raw ${mode === 'kafka' ? 'kafkajs' : 'embedded-log'} produce`, `${fmt(busMax)} records/s → ours accepted ${fmt((acceptRate / busMax) * 100, 1)}%, end to end ${fmt((e2eRate / busMax) * 100, 1)}%`],
       ['ceiling: raw ClickHouse insert (chdb)', `${fmt(chMax)} rows/s → ours end to end ${fmt((e2eRate / chMax) * 100, 1)}%`],
     ])
+    return { acceptRate, e2eRate, refused: rejected, lat, fresh: fr, rss, bytesPerSpan, cpuPerKSpans, decodePerKSpans }
   } finally {
     for (const c of [...ingestChildren, child]) if (c.exitCode === null) { c.kill('SIGKILL'); await exited(c) }
     rmSync(env.SVC_DATA_DIR!, { recursive: true, force: true })
@@ -196,5 +256,25 @@ async function runMode(mode: 'embedded' | 'kafka') {
 }
 
 const modes = args.mode === 'both' ? (['embedded', 'kafka'] as const) : ([args.mode as 'embedded' | 'kafka'] as const)
-for (const m of modes) await runMode(m)
+const encodings = args.encoding.split(',').map((e) => e.trim()) as Encoding[]
+for (const e of encodings) if (!ENCODINGS.includes(e)) throw new Error(`--encoding ${e}: one of ${ENCODINGS.join(', ')} (or a comma list)`)
+const runs: Array<{ label: string; f: RunFigures }> = []
+for (const m of modes) for (const e of encodings) runs.push({ label: `${m} ${e}`, f: await runMode(m, e) })
+if (runs.length > 1) {
+  process.stdout.write('\n== side by side ==\n')
+  const rows: Array<[string, (f: RunFigures) => string]> = [
+    ['spans/s accepted', (f) => fmt(f.acceptRate)],
+    ['spans/s end to end', (f) => fmt(f.e2eRate)],
+    ['accept p50/p95/p99 ms', (f) => `${fmt(f.lat.p50, 1)}/${fmt(f.lat.p95, 1)}/${fmt(f.lat.p99, 1)}`],
+    ['accept→visible p50/p95 ms', (f) => `${fmt(f.fresh.p50)}/${fmt(f.fresh.p95)}`],
+    ['decode alone ms / 1k spans', (f) => fmt(f.decodePerKSpans, 1)],
+    ['service CPU ms / 1k spans', (f) => fmt(f.cpuPerKSpans, 1)],
+    ['peak RSS MiB', (f) => fmt(f.rss)],
+    ['bytes per span sent', (f) => fmt(f.bytesPerSpan)],
+    ['refused responses', (f) => String(f.refused)],
+  ]
+  const cells = [['', ...runs.map((r) => r.label)], ...rows.map(([name, get]) => [name, ...runs.map((r) => get(r.f))])]
+  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)))
+  for (const row of cells) process.stdout.write(`  ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('   ')}\n`)
+}
 process.exit(0)

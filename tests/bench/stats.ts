@@ -33,3 +33,14 @@ export function peakRssMb(pid: number): number {
     return NaN
   }
 }
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc (Linux); NaN elsewhere. */
+export function cpuMs(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces, inside parentheses): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 // USER_HZ is 100 on Linux
+  } catch {
+    return NaN
+  }
+}

@@ -1,7 +1,7 @@
 /**
  * A small seeded fuzzer for the HTTP apps' tests: mutations of valid JSON bodies
  * (type swaps, extreme numbers, deep nesting, long and broken strings, missing,
- * extra and duplicate keys, truncation), of how they are sent (content type,
+ * extra and duplicate keys, truncation), of binary (protobuf) bodies, of how they are sent (content type,
  * encoding, truncated gzip) and random query strings. Everything is drawn from one
  * seeded generator, so a seed names a sequence of requests: a failure prints it,
  * and FUZZ_SEED=<seed> replays it.
@@ -123,6 +123,34 @@ export function mutateJson(base: unknown, r: Rng): { text: string; note: string 
     notes.push('garbled')
   }
   return { text, note: notes.join(' ') }
+}
+
+const BYTE_MUTATIONS = ['flip', 'insert', 'delete', 'truncate', 'huge-length', 'splice', 'repeat', 'random'] as const
+
+/**
+ * Applies 1-3 byte-level mutations to a copy of a binary body (protobuf): flipped
+ * bits, inserted and deleted bytes, truncation, a varint length of 4 GiB put in,
+ * a span of the body repeated or spliced elsewhere, random bytes.
+ */
+export function mutateBytes(base: Uint8Array, r: Rng): { body: Uint8Array; note: string } {
+  let b = Buffer.from(base)
+  const notes: string[] = []
+  for (let n = 1 + r.int(3); n > 0; n--) {
+    const m = r.pick(BYTE_MUTATIONS)
+    const at = r.int(b.length + 1)
+    notes.push(`${m}@${at}`)
+    if (m === 'flip' && b.length) b[at % b.length]! ^= 1 << r.int(8)
+    else if (m === 'insert') b = Buffer.concat([b.subarray(0, at), Buffer.from([r.int(256)]), b.subarray(at)])
+    else if (m === 'delete') b = Buffer.concat([b.subarray(0, at), b.subarray(at + 1 + r.int(8))])
+    else if (m === 'truncate') b = b.subarray(0, at)
+    else if (m === 'huge-length') b = Buffer.concat([b.subarray(0, at), Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]), b.subarray(at)])
+    else if (m === 'splice' || m === 'repeat') {
+      const piece = b.subarray(r.int(b.length + 1)).subarray(0, 1 + r.int(64))
+      const copies = m === 'repeat' ? 1 + r.int(50) : 1
+      b = Buffer.concat([b.subarray(0, at), ...Array.from({ length: copies }, () => piece), b.subarray(at)])
+    } else if (m === 'random') b = Buffer.from(Array.from({ length: r.int(256) }, () => r.int(256)))
+  }
+  return { body: b, note: notes.join(' ') }
 }
 
 interface Sent {
