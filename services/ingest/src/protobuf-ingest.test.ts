@@ -278,3 +278,49 @@ describe('OTLP/gRPC statuses', () => {
     await expect.poll(() => on.ingest.budget.inflightBytes).toBe(0)
   })
 })
+
+describe('OTLP/gRPC under the in-flight budget', () => {
+  let small: RunningIngest
+  let client: grpc.Client
+  beforeAll(async () => {
+    // Room for one request's message, not two.
+    const room = tracesProtobuf(jsExporterPayload()).length + 100
+    const config = loadConfig({ SVC_HOST: '127.0.0.1', SVC_INGEST_PORT: '0', SVC_INGEST_GRPC_PORT: '0', SVC_INGEST_MAX_INFLIGHT_BYTES: String(room) })
+    small = await startIngest({ bus, control: { state: testControlState() }, config, log: createLogger({ level: 'silent' }) })
+    client = new grpc.Client(`127.0.0.1:${small.grpcPort}`, grpc.credentials.createInsecure())
+  })
+  afterAll(async () => {
+    client?.close()
+    await small?.close()
+  })
+  const raw = (b: Buffer) => b
+  const call = () =>
+    new Promise<grpc.ServiceError | null>((resolve) =>
+      client.makeUnaryRequest('/opentelemetry.proto.collector.trace.v1.TraceService/Export', raw, raw, Buffer.from(tracesProtobuf(jsExporterPayload())), keyMetadata(), (err) => resolve(err)),
+    )
+
+  it('a call that does not fit beside one awaiting the bus is UNAVAILABLE (retried); the first is OK once durable', async () => {
+    bus.hold()
+    const first = call()
+    await expect.poll(() => bus.pendingCalls).toBeGreaterThan(0)
+    const second = await call()
+    expect(second?.code).toBe(grpc.status.UNAVAILABLE)
+    expect(second?.details).toMatch(/at capacity/)
+    expect(second?.metadata.get('grpc-status-details-bin')).toHaveLength(1)
+    expect(small.ingest.metrics.throttled_requests).toBe(1)
+    bus.release()
+    expect(await first).toBeNull()
+    await expect.poll(() => small.ingest.budget.inflightBytes).toBe(0)
+  })
+
+  it('while shutting down, new calls are UNAVAILABLE and admitted ones still finish', async () => {
+    bus.hold()
+    const admitted = call()
+    await expect.poll(() => bus.pendingCalls).toBeGreaterThan(0)
+    const closing = small.close()
+    expect(await call()).toMatchObject({ code: grpc.status.UNAVAILABLE, details: expect.stringMatching(/shutting down/) })
+    bus.release()
+    expect(await admitted).toBeNull()
+    await closing
+  })
+})
