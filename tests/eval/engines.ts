@@ -18,6 +18,10 @@ import { loadFixtures, loadV2, type Fixture } from '@svc/engines/test-support/fi
 import { evaluateReliability, figures, type ReliabilityEvaluation, type Tally } from '@svc/engines/test-support/eval-reliability'
 import { reliabilityRunner } from '@svc/engines/test-support/eval-runner'
 import { evaluateDecisions, evaluateDecomposition, evaluateFindings } from '@svc/engines/test-support/eval-tasks'
+import { decomposition, semanticDecomposition } from '@svc/engines/decomposition/index'
+import { semanticLayer } from '@svc/engines/semantic/layer'
+import { modelDir } from '@svc/engines/semantic/model-files'
+import type { TraceView } from '@svc/engines/trace-view'
 import { fmt, table } from '../bench/stats.js'
 
 const { values: args } = parseArgs({ options: { sets: { type: 'string', default: 'old,dev,heldout,alignment' } } })
@@ -42,9 +46,13 @@ function reliabilityReport(r: ReliabilityEvaluation) {
   table(rows)
 }
 
+// decomposition in the default mode: with the local sentence model when it loads (lexical otherwise, as the engine falls back).
+const sentenceModel = await semanticLayer(modelDir(process.env.SVC_MODEL_DIR)).embedder()
+const decompositionRun = (v: TraceView) => (sentenceModel ? semanticDecomposition(v, sentenceModel) : decomposition(v))
+
 async function report(title: string, fixtures: Fixture[], showMisses: boolean): Promise<string[]> {
   const r = await evaluateReliability(fixtures, reliabilityRunner())
-  const d = evaluateDecomposition(fixtures)
+  const d = await evaluateDecomposition(fixtures, decompositionRun)
   const t = evaluateDecisions(fixtures)
   const f = evaluateFindings(fixtures)
   const redundant = evaluateFindings(fixtures, undefined, 'redundant_tool_call')
@@ -88,8 +96,6 @@ for (const m of misses) process.stdout.write(`  - ${m}\n`)
 // lexical fallback's figures beside; misses are listed except for the v2 held-out set.
 if (wanted.has('alignment')) {
   const { evaluateAlignment, loadAlignmentFixtures, FIXTURE_DIR } = await import('@svc/engines/alignment/eval-fixtures')
-  const { semanticLayer } = await import('@svc/engines/semantic/layer')
-  const { modelDir } = await import('@svc/engines/semantic/model-files')
   const layer = semanticLayer(modelDir(process.env.SVC_MODEL_DIR))
   const model = await layer.embedder()
   if (!model) process.stdout.write(`\nalignment: the sentence model is unavailable (${layer.status().reason}); default-mode figures below are lexical\n`)

@@ -10,7 +10,7 @@ import { deterministicMode } from '@svc/shared/domain/semantic-model'
 import { alignment, ALIGNMENT_VERSION } from './alignment/index.js'
 import { externalCrosscheck } from './crosscheck/index.js'
 import { decisionTrace } from './decision-trace/index.js'
-import { decomposition } from './decomposition/index.js'
+import { decomposition, semanticDecomposition } from './decomposition/index.js'
 import { llmContentReliability } from './llm/reliability.js'
 import { llmAlignment } from './llm/alignment.js'
 import { llmDecomposition } from './llm/decomposition.js'
@@ -67,14 +67,16 @@ const defs: EngineDefinition[] = [
   },
   {
     name: 'decomposition',
-    version: '1',
+    version: '2',
     async run(view, ctx) {
       if (ctx.llm) {
         const { client, usage } = counting(ctx.llm)
         const result = await llmDecomposition(view, client)
         return { payload: { ...result }, mode: 'llm', usage }
       }
-      return { payload: { ...decomposition(view) }, mode: 'deterministic' }
+      const embedder = (await ctx.semantic?.()) ?? null
+      const result = embedder ? await semanticDecomposition(view, embedder) : decomposition(view)
+      return { payload: { ...result }, mode: deterministicMode(embedder !== null) }
     },
   },
   {

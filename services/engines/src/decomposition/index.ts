@@ -1,9 +1,14 @@
 /**
  * decomposition: the original request, the parts it asks for, which spans worked on
- * each part, and whether the trace resolved it. Deterministic and lexical: a part is
- * matched to spans through its distinctive content words (words the other parts do
- * not share), so "book a hotel" is credited to book_hotel and not to search_flights.
+ * each part, and whether the trace resolved it. A part is matched to spans through
+ * its distinctive content words (words the other parts do not share), so "book a
+ * hotel" is credited to book_hotel and not to search_flights; with the local sentence
+ * model also by meaning (`semanticDecomposition`): a span or an answer sentence that
+ * is close to a part, and closer to it than to any other part, addresses it, so
+ * "how much it costs" meets a tool result about pricing.
  */
+import type { Embedder } from '../semantic/types.js'
+import { similarityMatrix } from '../semantic/similarity.js'
 import type { Decomposition, SubTask } from '../outputs.js'
 import type { TraceView, ViewSpan } from '../trace-view.js'
 import { attrText, completionText, contentWords, overlap, parseJson, sentences, wordSet } from './text.js'
@@ -109,47 +114,91 @@ function distinctive(subTasks: string[]): string[][] {
 const REQUEST_VERB = new Set(['explain', 'describ', 'summariz', 'summaris', 'list', 'find', 'tell', 'show', 'give', 'provid', 'draft', 'writ', 'compar', 'check', 'recommend', 'look', 'search'])
 
 const ADDRESS = 0.5
+/** With the sentence model: cosine at which a work span, or an answer sentence, is about a part (when no other part is closer). */
+const MEANING_SPAN = 0.6
+const MEANING_ANSWER = 0.6
 
-export function addressSubTasks(view: TraceView, subTasks: string[]): SubTask[] {
+/** The work spans (tool, retrieval, LLM) with what they did as text. */
+function workSpans(view: TraceView) {
+  return view.spans
+    .filter((s) => s.span_type === 'llm' || s.span_type === 'tool' || s.span_type === 'retrieval')
+    .map((s) => ({ s, text: workText(s) }))
+}
+
+/** Sentence-model cosines: part × work span and part × answer sentence (same orders as addressSubTasks builds them). */
+export interface Meaning {
+  spans: number[][]
+  answer: number[][]
+}
+
+/** True when row `i` of `m` is at least `floor` in column `j` and no other row is higher there. */
+const closest = (m: number[][], i: number, j: number, floor: number) => m[i]![j]! >= floor && m.every((row, r) => r === i || row[j]! <= m[i]![j]!)
+
+export function addressSubTasks(view: TraceView, subTasks: string[], meaning?: Meaning): SubTask[] {
   const keys = distinctive(subTasks)
   const answer = finalAnswer(view)
   const answerSentences = answer ? sentences(answer.text).map((s) => ({ words: wordSet(s), failed: FAILURE.test(s) })) : []
-  const work = view.spans.map((s) => ({ s, words: wordSet(workText(s)), tool: new Set(contentWords(toolName(s))) }))
+  const work = workSpans(view).map((w) => ({ s: w.s, words: wordSet(w.text), tool: new Set(contentWords(toolName(w.s))) }))
   return subTasks.map((text, i) => {
     const k = keys[i]!
     const spanIds: string[] = []
     let resolvedBySpan = false
-    for (const w of work) {
-      if (w.s.span_type !== 'llm' && w.s.span_type !== 'tool' && w.s.span_type !== 'retrieval') continue
+    let failedWork = false
+    let doneWork = false
+    for (const [j, w] of work.entries()) {
       const score = overlap(k, w.words)
       const namedFor = w.s.span_type === 'tool' && k.some((x) => w.tool.has(x))
-      if (score < ADDRESS && !namedFor) continue
+      const meant = meaning !== undefined && closest(meaning.spans, i, j, MEANING_SPAN)
+      if (score < ADDRESS && !namedFor && !meant) continue
       spanIds.push(w.s.span_id)
+      if (w.s.span_type !== 'llm') {
+        if (w.s.status_code === 'ERROR') failedWork = true
+        else doneWork = true
+      }
       // A successful tool or retrieval whose own content covers the part resolves it; an LLM span only through the final answer.
-      if (w.s.span_type !== 'llm' && w.s.status_code !== 'ERROR' && score >= ADDRESS) resolvedBySpan = true
+      if (w.s.span_type !== 'llm' && w.s.status_code !== 'ERROR' && (score >= ADDRESS || meant)) resolvedBySpan = true
     }
     const said = new Set<string>()
     const refused = new Set<string>()
     for (const s of answerSentences) for (const x of k) if (s.words.has(x)) (s.failed ? refused : said).add(x)
-    const answered = overlap(k, said) >= ADDRESS
+    const meantIn = (failed: boolean) => meaning !== undefined && answerSentences.some((s, j) => s.failed === failed && closest(meaning.answer, i, j, MEANING_ANSWER))
+    const answered = overlap(k, said) >= ADDRESS || meantIn(false)
     // The answer says it could not do this part: no tool success outweighs that.
-    const admittedFailure = overlap(k, refused) >= ADDRESS && !answered
+    const admittedFailure = (overlap(k, refused) >= ADDRESS || meantIn(true)) && !answered
     let resolved = !admittedFailure && (answered || resolvedBySpan)
     // One request and a substantive answer that does not report a failure: the answer is to that request, worded or not.
     if (subTasks.length === 1 && answer && answer.text.trim() && !FAILURE.test(answer.text)) resolved = true
+    // Every tool or retrieval that worked on this part failed: an answer to it is not the work done.
+    if (failedWork && !doneWork) resolved = false
     if (answered && answer && !spanIds.includes(answer.span_id)) spanIds.push(answer.span_id)
     return { id: `t${i + 1}`, text, resolved, span_ids: spanIds }
   })
 }
 
-export function decomposition(view: TraceView): Decomposition {
-  const q = originalQuery(view)
-  const subTasks = q ? addressSubTasks(view, splitSubTasks(q.text)) : []
+function result(view: TraceView, query: string, subTasks: SubTask[]): Decomposition {
   const resolved = subTasks.filter((t) => t.resolved).length
   return {
     trace_id: view.trace_id,
-    original_query: q?.text ?? '',
+    original_query: query,
     sub_tasks: subTasks,
     coverage: subTasks.length ? Math.round((resolved / subTasks.length) * 10000) / 10000 : 1,
   }
+}
+
+/** The lexical decomposition (the fallback without the sentence model). */
+export function decomposition(view: TraceView): Decomposition {
+  const q = originalQuery(view)
+  return result(view, q?.text ?? '', q ? addressSubTasks(view, splitSubTasks(q.text)) : [])
+}
+
+/** The decomposition with the sentence model: words and meaning (one embedding call per trace, cached by text). */
+export async function semanticDecomposition(view: TraceView, embedder: Embedder): Promise<Decomposition> {
+  const q = originalQuery(view)
+  if (!q) return result(view, '', [])
+  const parts = splitSubTasks(q.text)
+  if (parts.length === 0) return result(view, q.text, [])
+  const answer = finalAnswer(view)
+  const spans = await similarityMatrix(embedder, parts, workSpans(view).map((w) => w.text))
+  const answerSims = await similarityMatrix(embedder, parts, answer ? sentences(answer.text) : [])
+  return result(view, q.text, addressSubTasks(view, parts, { spans, answer: answerSims }))
 }

@@ -9,6 +9,8 @@ import { loadPriceTable, type PriceTable } from '@svc/shared/domain/pricing'
 import { decisionTrace } from '../decision-trace/index.js'
 import { decomposition } from '../decomposition/index.js'
 import { correlationFindings, optimization, savingsFindings } from '../optimization/index.js'
+import type { Decomposition } from '../outputs.js'
+import type { TraceView } from '../trace-view.js'
 import { fixtureView, type Fixture } from './fixtures.js'
 
 const has = (hay: string, needle: string) => hay.toLowerCase().includes(needle.toLowerCase())
@@ -25,12 +27,13 @@ export interface DecompositionEval {
   misses: string[]
 }
 
-export function evaluateDecomposition(fixtures: Fixture[]): DecompositionEval {
+/** `run`: the lexical decomposition by default; the sentence model's with `(v) => semanticDecomposition(v, model)`. */
+export async function evaluateDecomposition(fixtures: Fixture[], run: (view: TraceView) => Decomposition | Promise<Decomposition> = decomposition): Promise<DecompositionEval> {
   const scored = fixtures.filter((f) => f.labels.sub_tasks?.length)
   let labelled = 0, found = 0, correct = 0, coverageErr = 0
   const misses: string[] = []
   for (const f of scored) {
-    const d = decomposition(fixtureView(f))
+    const d = await run(fixtureView(f))
     const free = [...d.sub_tasks]
     for (const l of f.labels.sub_tasks!) {
       labelled++
