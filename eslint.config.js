@@ -28,7 +28,9 @@ export default tseslint.config(
   // The syntactic set: no-explicit-any, no-unused-vars, no-this-alias, ...
   tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    // Each file is checked against its nearest tsconfig.json (the root one, or e.g. a
+    // browser package's own).
+    files: ['**/*.{ts,tsx,mts,cts}'],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
