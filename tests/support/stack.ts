@@ -27,6 +27,7 @@ export async function startTestStack(mode: BusMode, extraEnv: Record<string, str
     SVC_HOST: '127.0.0.1',
     SVC_INGEST_PORT: '0',
     SVC_API_PORT: '0',
+    SVC_CLICKHOUSE_HTTP_PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     SVC_INIT_ORG_SLUG: 'acme',
     SVC_INIT_WORKSPACE_SLUG: 'agents',

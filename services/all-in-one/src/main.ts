@@ -6,7 +6,7 @@ try {
   const config = loadConfig()
   const log = createLogger({ level: config.LOG_LEVEL, name: 'svc' })
   const stack = await startAll(config, log)
-  log.info({ bus: config.SVC_BUS, dataDir: config.SVC_DATA_DIR, ingest: stack.ingestPort, ...(stack.grpcPort === null ? {} : { ingest_grpc: stack.grpcPort }), api: stack.apiPort }, 'all services running')
+  log.info({ bus: config.SVC_BUS, dataDir: config.SVC_DATA_DIR, ingest: stack.ingestPort, ...(stack.grpcPort === null ? {} : { ingest_grpc: stack.grpcPort }), api: stack.apiPort, ...(stack.clickhousePort === null ? {} : { clickhouse_http: stack.clickhousePort }) }, 'all services running')
   let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return

@@ -1,6 +1,7 @@
 import type { Logger } from '@svc/shared/log'
 import { startApi } from '@svc/api/service'
 import { startAssembler } from '@svc/assembler/service'
+import { startClickhouseHttp } from '@svc/clickhouse-http/service'
 import { startCodingAgent } from '@svc/coding-agent/service'
 import { startEngines } from '@svc/engines/service'
 import { startIngest } from '@svc/ingest/service'
@@ -19,6 +20,8 @@ export interface RunningStack {
   /** OTLP/gRPC ingest, when SVC_INGEST_GRPC_PORT is set. */
   grpcPort: number | null
   apiPort: number
+  /** ClickHouse's HTTP interface over the embedded store; null with a ClickHouse server, or when its port was taken. */
+  clickhousePort: number | null
   control: ControlPlane
   bus: Bus
   store: Store
@@ -58,9 +61,27 @@ export async function startAll(config: Config, log: Logger): Promise<RunningStac
     closers.push(() => ingest.close())
     const api = await startApi({ store, control, cache, config, log, bus })
     closers.push(() => api.close())
-    return { ingestPort: ingest.port, grpcPort: ingest.grpcPort, apiPort: api.port, control, bus, store, generated, close }
+    const clickhouse = await startClickhouseInterface(config, log, store)
+    if (clickhouse) closers.push(() => clickhouse.close())
+    return { ingestPort: ingest.port, grpcPort: ingest.grpcPort, apiPort: api.port, clickhousePort: clickhouse?.port ?? null, control, bus, store, generated, close }
   } catch (err) {
     await close()
     throw err
+  }
+}
+
+/**
+ * The embedded store's ClickHouse interface, for analysts' tools. A taken port (a
+ * ClickHouse server of the machine's own on 8123, say) costs only this interface:
+ * the service runs on, and the warning says how to move it.
+ */
+async function startClickhouseInterface(config: Config, log: Logger, store: Store) {
+  if (store.kind !== 'chdb') return null
+  try {
+    return await startClickhouseHttp({ config, log, store })
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
+    log.warn(`ClickHouse HTTP interface not started: ${config.SVC_CLICKHOUSE_HTTP_HOST}:${config.SVC_CLICKHOUSE_HTTP_PORT} is in use; set SVC_CLICKHOUSE_HTTP_PORT to another port`)
+    return null
   }
 }

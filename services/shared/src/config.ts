@@ -47,6 +47,22 @@ export const ConfigSchema = z
     CLICKHOUSE_USER: z.string().default('default'),
     CLICKHOUSE_PASSWORD: z.string().default(''),
     CLICKHOUSE_DATABASE: z.string().default('default'),
+    // ClickHouse's HTTP interface over the embedded store (the all-in-one and `pnpm start:clickhouse`): analysts'
+    // tools, and the CLICKHOUSE_URL of every process in the multi-process shape. Loopback unless told otherwise.
+    SVC_CLICKHOUSE_HTTP_HOST: z.string().default('127.0.0.1'),
+    SVC_CLICKHOUSE_HTTP_PORT: port.default(8123),
+    // Passwords of its two users; generated on first start into <data dir>/init-credentials.json when unset.
+    SVC_CLICKHOUSE_SVC_PASSWORD: optionalString,
+    SVC_CLICKHOUSE_ANALYST_PASSWORD: optionalString,
+    // Limits every analyst query runs under (besides readonly=1): seconds, result rows and what passing them does.
+    SVC_CLICKHOUSE_ANALYST_MAX_EXECUTION_TIME: positiveInt.default(30),
+    SVC_CLICKHOUSE_ANALYST_MAX_RESULT_ROWS: positiveInt.default(1_000_000),
+    SVC_CLICKHOUSE_ANALYST_RESULT_OVERFLOW_MODE: z.enum(['throw', 'break']).default('throw'),
+    // Queries each user runs at once (others wait): chdb runs them on libuv's pool, which the process shares.
+    SVC_CLICKHOUSE_ANALYST_MAX_CONCURRENT_QUERIES: positiveInt.default(2),
+    SVC_CLICKHOUSE_SVC_MAX_CONCURRENT_QUERIES: positiveInt.default(4),
+    // Largest request body (svc's inserts; after decompression); larger → 413.
+    SVC_CLICKHOUSE_HTTP_MAX_BODY_BYTES: positiveInt.default(256 * 1024 * 1024),
 
     REDIS_URL: optionalString,
 

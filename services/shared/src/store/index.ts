@@ -24,6 +24,11 @@ const COMMON_SETTINGS: ClickHouseSettings = {
   wait_for_async_insert: 1,
 }
 
+/** The embedded store's data directory (chdb allows one per process; the ClickHouse HTTP interface opens its sessions on it). */
+export const chdbDataPath = (config: Config) => join(config.SVC_DATA_DIR, 'clickhouse')
+/** Where insert batches wait for chdb as files (`INSERT ... FROM INFILE`); emptied when the store opens. */
+export const chdbInsertDir = (config: Config) => join(config.SVC_DATA_DIR, 'clickhouse-inserts')
+
 /**
  * The store for this process: a ClickHouse server when CLICKHOUSE_URL is set,
  * otherwise chdb in process with its data under <SVC_DATA_DIR>/clickhouse (chdb
@@ -44,7 +49,7 @@ export async function createStore(config: Config, log: Logger): Promise<Store> {
     storeLog.info({ url: redactUrl(config.CLICKHOUSE_URL), database: config.CLICKHOUSE_DATABASE }, 'store: ClickHouse server')
     return clickhouseStore(client, 'server', storeLog)
   }
-  const path = join(config.SVC_DATA_DIR, 'clickhouse')
+  const path = chdbDataPath(config)
   mkdirSync(path, { recursive: true })
   // The data directory isolates an embedded deployment, so CLICKHOUSE_DATABASE is not used here.
   // chdb declares the Connection contract from @clickhouse/client-common 1.23.0 while
@@ -53,7 +58,7 @@ export async function createStore(config: Config, log: Logger): Promise<Store> {
   const client = createClient({ connection, clickhouse_settings: COMMON_SETTINGS })
   storeLog.info({ path }, 'store: chdb in process')
   // Insert batches pass through files here (see clickhouseStore); leftovers of a crash are removed at start.
-  const insertDir = join(config.SVC_DATA_DIR, 'clickhouse-inserts')
+  const insertDir = chdbInsertDir(config)
   rmSync(insertDir, { recursive: true, force: true })
   return clickhouseStore(client, 'chdb', storeLog, { insertDir })
 }

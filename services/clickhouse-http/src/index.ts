@@ -1,0 +1,1 @@
+export { startClickhouseHttp, type ClickhouseHttp } from './service.js'
