@@ -11,12 +11,20 @@
  *    engine_results_v1, per engine and all engines together.
  * Ceilings: the bare store work of the same traces (the batched span loads alone,
  * and one insert of the same result rows), with the pipeline as a ratio of them.
+ * Both run in the default mode, with the local sentence model (loaded before the
+ * clock starts); `--lexical` runs the fallback without it. The compute part gives
+ * alignment an enabled policy (tests/fixtures/alignment/refunds.json, searched in
+ * memory); the pipeline's workspace has none, so alignment only checks its setting there.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { spanRow } from '@svc/assembler/assemble'
 import { ENGINE_DEFINITIONS } from '@svc/engines/registry'
+import { loadAlignmentFixtures } from '@svc/engines/alignment/eval-fixtures'
+import { memorySearch } from '@svc/engines/alignment/memory-search'
+import { semanticLayer } from '@svc/engines/semantic/layer'
+import { modelDir } from '@svc/engines/semantic/model-files'
 import { startEngines } from '@svc/engines/service'
 import { FIXTURE_WORKSPACE, fixtureView, loadFixtures } from '@svc/engines/test-support/fixtures'
 import { decodeTraceRequest } from '@svc/ingest/otlp/decode'
@@ -36,7 +44,7 @@ import { REPO_ROOT } from '../support/process.js'
 import { hex } from '../support/traces.js'
 import { fmt, progress, summarize, table } from './stats.js'
 
-const { values: args } = parseArgs({ options: { traces: { type: 'string', default: '2000' }, engines: { type: 'string', default: 'all' } } })
+const { values: args } = parseArgs({ options: { traces: { type: 'string', default: '2000' }, engines: { type: 'string', default: 'all' }, lexical: { type: 'boolean', default: false } } })
 const TRACES = Number(args.traces)
 const engines: TraceEngine[] = args.engines === 'all' ? TRACE_ENGINES.filter((e) => ENGINE_DEFINITIONS.has(e)) : (args.engines!.split(',') as TraceEngine[])
 const ORG = '00000000-0000-4000-8000-0000000000e0'
@@ -45,6 +53,13 @@ const log = createLogger({ level: 'warn' })
 const fixtures = loadFixtures()
 const views = fixtures.map(fixtureView)
 
+// The sentence model, loaded once before any clock starts (as a process does on its first trace); --lexical: without it.
+const modelDirectory = args.lexical ? join(REPO_ROOT, '.bench-no-model') : modelDir(process.env.SVC_MODEL_DIR)
+const sentenceModel = await semanticLayer(modelDirectory).embedder()
+process.stdout.write(`\nmode: ${sentenceModel ? `deterministic (${sentenceModel.model})` : 'deterministic-lexical (no sentence model)'}\n`)
+const policy = loadAlignmentFixtures().find((f) => f.file === 'refunds.json')!.policy
+const searchPolicy = memorySearch([{ doc_id: policy.id, text: policy.document }], sentenceModel ?? undefined)
+
 // 1. compute
 process.stdout.write(`\nengines: compute only (${views.length} labelled traces, cycled; ${fmt(TRACES)} runs per engine)\n`)
 const computeRows: Array<[string, string]> = []
@@ -52,7 +67,12 @@ const computeRows: Array<[string, string]> = []
 const computeSecs = new Map<TraceEngine, number>()
 for (const name of engines) {
   const def = ENGINE_DEFINITIONS.get(name)!
-  const ctx = { orgId: ORG, workspaceId: FIXTURE_WORKSPACE, prices, llm: null, search: null, broadenSources: false, priorOf: () => 0.5 }
+  const ctx = {
+    orgId: ORG, workspaceId: FIXTURE_WORKSPACE, prices, llm: null, search: null, broadenSources: false, priorOf: () => 0.5,
+    semantic: async () => sentenceModel,
+    alignmentPolicy: { enabled: true, description: policy.description },
+    searchPolicy,
+  }
   const lat: number[] = []
   const t0 = performance.now()
   for (let i = 0; i < TRACES; i++) {
@@ -70,7 +90,7 @@ table(computeRows)
 // 2. pipeline
 const dataDir = mkdtempSync(join(REPO_ROOT, '.bench-data-'))
 try {
-  const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_ENGINES: engines.join(','), LOG_LEVEL: 'warn' })
+  const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_ENGINES: engines.join(','), LOG_LEVEL: 'warn', SVC_MODEL_DIR: modelDirectory })
   const store = await createStore(config, log)
   await migrate(store, log)
   const bus = await createEmbeddedBus({ dir: join(dataDir, 'log') })

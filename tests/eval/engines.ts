@@ -1,5 +1,5 @@
 /**
- * pnpm eval:engines [--sets old,dev,heldout,alignment] — the engines scored against the
+ * pnpm eval:engines [--sets old,dev,heldout,alignment,alignment-heldout] — the engines scored against the
  * labelled traces, one report per set, development and held-out apart:
  * - `old`: tests/fixtures/engines (its holdout-* files are known by now: development);
  * - `dev`: tests/fixtures/engines-v2/dev, the v2 development traces;
@@ -24,7 +24,7 @@ import { modelDir } from '@svc/engines/semantic/model-files'
 import type { TraceView } from '@svc/engines/trace-view'
 import { fmt, table } from '../bench/stats.js'
 
-const { values: args } = parseArgs({ options: { sets: { type: 'string', default: 'old,dev,heldout,alignment' } } })
+const { values: args } = parseArgs({ options: { sets: { type: 'string', default: 'old,dev,heldout,alignment,alignment-heldout' } } })
 const wanted = new Set(args.sets!.split(','))
 
 const f3 = (x: number) => fmt(x, 3)
@@ -92,7 +92,8 @@ for (const m of misses) process.stdout.write(`  - ${m}\n`)
 
 // alignment: the labelled policy outputs, four sets apart: the old development and held-out
 // (holdout-*) policies of tests/fixtures/alignment (both known by now) and alignment-v2's
-// dev and heldout. Default mode (the local sentence model, as the engines run it), with the
+// dev and heldout (the latter with `alignment-heldout`, its own key: running it must not
+// spend a run of the traces' held-out set, and the reverse). Default mode (the local sentence model, as the engines run it), with the
 // lexical fallback's figures beside; misses are listed except for the v2 held-out set.
 if (wanted.has('alignment')) {
   const { evaluateAlignment, loadAlignmentFixtures, FIXTURE_DIR } = await import('@svc/engines/alignment/eval-fixtures')
@@ -105,7 +106,7 @@ if (wanted.has('alignment')) {
     ['old development', old.filter((f) => !f.file.startsWith('holdout-')), true],
     ['old held-out (known by now)', old.filter((f) => f.file.startsWith('holdout-')), true],
     ['v2 development', v2('dev'), true],
-    ['v2 held-out', wanted.has('heldout') ? v2('heldout') : [], false],
+    ['v2 held-out', wanted.has('alignment-heldout') ? v2('heldout') : [], false],
   ] as const
   for (const [title, set, showMisses] of alignmentSets) {
     if (set.length === 0) continue

@@ -191,14 +191,25 @@ export function decomposition(view: TraceView): Decomposition {
   return result(view, q?.text ?? '', q ? addressSubTasks(view, splitSubTasks(q.text)) : [])
 }
 
-/** The decomposition with the sentence model: words and meaning (one embedding call per trace, cached by text). */
+/** Characters of a span's work the sentence model reads: its opening says what it is about, and the model's cost grows with length. */
+const MEANING_CHARS = 600
+
+/**
+ * The decomposition with the sentence model: words first, meaning only when the
+ * words left a part without any span or unresolved (the model is the costly part of
+ * the engine, and most parts are matched by their words), in one embedding call
+ * per trace, cached by text.
+ */
 export async function semanticDecomposition(view: TraceView, embedder: Embedder): Promise<Decomposition> {
   const q = originalQuery(view)
   if (!q) return result(view, '', [])
   const parts = splitSubTasks(q.text)
-  if (parts.length === 0) return result(view, q.text, [])
+  const lexical = addressSubTasks(view, parts)
+  if (lexical.every((t) => t.resolved && t.span_ids.length > 0)) return result(view, q.text, lexical)
   const answer = finalAnswer(view)
-  const spans = await similarityMatrix(embedder, parts, workSpans(view).map((w) => w.text))
-  const answerSims = await similarityMatrix(embedder, parts, answer ? sentences(answer.text) : [])
-  return result(view, q.text, addressSubTasks(view, parts, { spans, answer: answerSims }))
+  const answerSentences = answer ? sentences(answer.text) : []
+  const work = workSpans(view).map((w) => w.text.slice(0, MEANING_CHARS))
+  const m = await similarityMatrix(embedder, parts, [...work, ...answerSentences])
+  const meaning = { spans: m.map((row) => row.slice(0, work.length)), answer: m.map((row) => row.slice(work.length)) }
+  return result(view, q.text, addressSubTasks(view, parts, meaning))
 }
