@@ -51,7 +51,7 @@ const sentenceModel = await semanticLayer(modelDir(process.env.SVC_MODEL_DIR)).e
 const decompositionRun = (v: TraceView) => (sentenceModel ? semanticDecomposition(v, sentenceModel) : decomposition(v))
 
 async function report(title: string, fixtures: Fixture[], showMisses: boolean): Promise<string[]> {
-  const r = await evaluateReliability(fixtures, reliabilityRunner())
+  const r = await evaluateReliability(fixtures, reliabilityRunner(sentenceModel))
   const d = await evaluateDecomposition(fixtures, decompositionRun)
   const t = evaluateDecisions(fixtures)
   const f = evaluateFindings(fixtures)

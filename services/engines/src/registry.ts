@@ -49,15 +49,16 @@ function counting(llm: LlmClient) {
 const defs: EngineDefinition[] = [
   {
     name: 'content_reliability',
-    version: '1',
+    version: '2',
     async run(view, ctx): Promise<EngineOutcome> {
+      const embedder = (await ctx.semantic?.()) ?? null
       if (ctx.llm) {
         const { client, usage } = counting(ctx.llm)
-        const result = await llmContentReliability(view, client)
+        const result = await llmContentReliability(view, client, embedder)
         return { payload: { ...result }, mode: 'llm', usage, extras: { score: scoreRow(result) } }
       }
-      const result = contentReliability(view)
-      return { payload: { ...result }, mode: 'deterministic', extras: { score: scoreRow(result) } }
+      const result = await contentReliability(view, embedder)
+      return { payload: { ...result }, mode: deterministicMode(embedder !== null), extras: { score: scoreRow(result) } }
     },
   },
   {
@@ -81,11 +82,12 @@ const defs: EngineDefinition[] = [
   },
   {
     name: 'sources',
-    version: '1',
+    version: '2',
     async run(view, ctx) {
-      // Support is judged deterministically here even with an LLM: the feedback that
-      // moves authority priors must not depend on which model an organization pays for.
-      const reliability = contentReliability(view)
+      // The trace's one claim judgement (reliability/judgement.ts), deterministic even with an LLM:
+      // the feedback that moves authority priors must not depend on which model an organization pays for.
+      const embedder = (await ctx.semantic?.()) ?? null
+      const reliability = await contentReliability(view, embedder)
       const matrix = sourcesMatrix(view, reliability, ctx.priorOf)
       const { citations, feedback } = sourceSignals(view, reliability, Date.now())
       const open = ctx.broadenSources && ctx.search !== null
@@ -96,7 +98,7 @@ const defs: EngineDefinition[] = [
         : ctx.broadenSources
           ? 'broaden_sources is on but the organization has no search credential: closed-knowledge-base mode, the trace\'s own sources only.'
           : "Closed-knowledge-base mode: the trace's own sources only."
-      return { payload: { ...matrix, mode, note }, mode: 'deterministic', extras: { citations, feedback } }
+      return { payload: { ...matrix, mode, note }, mode: deterministicMode(embedder !== null), extras: { citations, feedback } }
     },
   },
   {
@@ -111,8 +113,11 @@ const defs: EngineDefinition[] = [
   },
   {
     name: 'external_crosscheck',
-    version: '1',
-    run: async (view, ctx) => ({ payload: { ...(await externalCrosscheck(view, ctx.search)) }, mode: 'deterministic' }),
+    version: '2',
+    async run(view, ctx) {
+      const embedder = (await ctx.semantic?.()) ?? null
+      return { payload: { ...(await externalCrosscheck(view, ctx.search, {}, embedder)) }, mode: deterministicMode(embedder !== null) }
+    },
   },
   {
     name: 'alignment',

@@ -10,9 +10,10 @@
  * are marked as such.
  */
 import type { TraceView } from '../trace-view.js'
-import { splitClaims } from '../reliability/claims.js'
-import { evidenceOf, finalOutput, type Evidence } from '../reliability/evidence.js'
-import { judgeClaim } from '../reliability/support.js'
+import type { Evidence } from '../reliability/evidence.js'
+import { judgeTrace } from '../reliability/judgement.js'
+import { judgeClaim, type Judgement } from '../reliability/support.js'
+import type { Embedder } from '../semantic/types.js'
 import type { SearchClient, SearchResult } from './search.js'
 import { mapBounded } from '@svc/shared/concurrency'
 
@@ -57,8 +58,7 @@ export const CROSSCHECK_DEFAULTS: CrosscheckOptions = { maxSearches: 8, concurre
 export const webEvidence = (results: SearchResult[]): Evidence[] =>
   results.map((r) => ({ span_id: '', text: r.content, source: r.url, kind: 'document' as const }))
 
-function judged(claim: string, evidence: Evidence[], basis: CrosscheckClaim['basis']): CrosscheckClaim {
-  const j = judgeClaim(claim, evidence)
+function judged(claim: string, j: Judgement, basis: CrosscheckClaim['basis']): CrosscheckClaim {
   return { claim, verdict: j.verdict, confidence: j.confidence, url: j.evidence?.source ?? null, basis }
 }
 
@@ -66,11 +66,15 @@ export async function externalCrosscheck(
   view: TraceView,
   search: SearchClient | null,
   options: Partial<CrosscheckOptions> = {},
+  embedder: Embedder | null = null,
 ): Promise<ExternalCrosscheck> {
   const o = { ...CROSSCHECK_DEFAULTS, ...options }
   const mode: CrosscheckMode = search ? 'open_web' : 'closed_knowledge_base'
-  const out = finalOutput(view)
-  const all = out ? splitClaims(out.text) : []
+  // The claims and their judgement against the trace are the trace's one judgement (reliability/judgement.ts).
+  const trace = await judgeTrace(view, embedder)
+  const out = trace.answer
+  const all = trace.claims.map((c) => c.claim)
+  const own = (i: number) => judged(trace.claims[i]!.claim, trace.claims[i]!.judgement, 'trace_evidence')
   if (all.length === 0)
     return {
       trace_id: view.trace_id,
@@ -85,11 +89,10 @@ export async function externalCrosscheck(
   const droppedNote = dropped > 0 ? ` ${dropped} further claims were not reported (limit ${o.maxClaims} per trace).` : ''
 
   if (!search) {
-    const own = evidenceOf(view)
     return {
       trace_id: view.trace_id,
       mode,
-      claims: claims.map((c) => judged(c, own, 'trace_evidence')),
+      claims: claims.map((_, i) => own(i)),
       checked: 0,
       note:
         'Closed-knowledge-base mode: the organization has no search credential, so nothing was checked on the open web; ' +
@@ -99,9 +102,8 @@ export async function externalCrosscheck(
 
   const toSearch = claims.slice(0, o.maxSearches)
   const rest = claims.slice(toSearch.length)
-  const web = await mapBounded(toSearch, o.concurrency, async (c) => judged(c, webEvidence(await search.search(c, { maxResults: o.maxResults })), 'open_web'))
-  const own = rest.length ? evidenceOf(view) : []
-  const closed = rest.map((c) => judged(c, own, 'trace_evidence'))
+  const web = await mapBounded(toSearch, o.concurrency, async (c) => judged(c, judgeClaim(c, webEvidence(await search.search(c, { maxResults: o.maxResults }))), 'open_web'))
+  const closed = rest.map((_, i) => own(toSearch.length + i))
   const restNote = rest.length
     ? `; the other ${rest.length} (over the limit of ${o.maxSearches} searches per trace) were judged against the trace's own evidence only.`
     : '.'

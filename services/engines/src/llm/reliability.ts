@@ -1,43 +1,49 @@
 /**
- * content_reliability with the organization's model: one call extracts the claims
- * of the final output and judges each against the trace's own numbered evidence.
- * The model is asked for a passage number per verdict and the number is checked
- * against what it was shown: an out-of-range or missing number leaves the claim
- * without evidence, and a supported/contradicted verdict that points at no real
- * passage becomes unsupported, since the grade means "backed by what the agent
- * had", not "true according to the grader". Scoring and grade bands are the
- * deterministic scorer's (scoreClaims), so both modes grade on the same scale.
+ * content_reliability with the organization's model. The local layer does the
+ * cheap part: it splits the answer into claims and, for each claim, pre-selects
+ * the few evidence statements most likely to decide it (the one its own judge
+ * chose first, then those sharing most words; rankedStatements in
+ * reliability/judgement.ts). The model only judges each claim against its own
+ * short list, so a prompt grows with the number of claims, not with the size of
+ * the trace's evidence. Every passage number it returns is checked against the
+ * list that claim was shown: an unknown number leaves the claim without evidence,
+ * and a supported/contradicted verdict without evidence becomes unsupported (the
+ * grade means "backed by what the agent had", not "true according to the
+ * grader"). A claim the model skips keeps the local verdict. Scoring and grade
+ * bands are the deterministic scorer's (scoreClaims), so both modes grade on one
+ * scale.
  */
 import { z } from 'zod'
 import { SCORER_VERSION } from '@svc/shared/domain/versions'
 import type { Claim, ContentReliability } from '../outputs.js'
 import type { TraceView } from '../trace-view.js'
-import { evidenceOf, finalOutput, type Evidence } from '../reliability/evidence.js'
 import { scoreClaims } from '../reliability/index.js'
+import { judgeTrace, rankedStatements } from '../reliability/judgement.js'
+import type { Statement } from '../reliability/statements.js'
+import type { Embedder } from '../semantic/types.js'
 import type { LlmClient } from './client.js'
-import { clamp01, clip, DATA_NOT_INSTRUCTIONS, numbered, pick } from './prompt.js'
+import { clamp01, clip, DATA_NOT_INSTRUCTIONS, oneLine, pick } from './prompt.js'
 
 /** Distinguishes LLM-judged grades from the deterministic scorer's. */
 export const LLM_SCORER_VERSION = `${SCORER_VERSION}+llm`
 export const ENGINE = 'content_reliability'
 
 export const RELIABILITY_LIMITS = {
-  /** The final output shown to the model. */
-  outputChars: 8000,
-  /** One evidence passage. */
-  passageChars: 1500,
-  /** All evidence passages together. */
-  evidenceChars: 24_000,
-  maxPassages: 40,
-  /** Claims kept from the answer. */
+  /** The answer shown for context. */
+  outputChars: 2000,
+  /** Passages pre-selected per claim. */
+  perClaim: 3,
+  /** One passage. */
+  passageChars: 300,
+  /** Claims judged per trace. */
   maxClaims: 40,
-  maxOutputTokens: 4000,
+  maxOutputTokens: 2000,
 } as const
 
 export const reliabilityAnswer = z.object({
   claims: z.array(
     z.object({
-      claim: z.string(),
+      claim: z.number(),
       verdict: z.enum(['supported', 'unsupported', 'contradicted']),
       confidence: z.number(),
       evidence: z.number().nullable(),
@@ -47,60 +53,66 @@ export const reliabilityAnswer = z.object({
 export type ReliabilityAnswer = z.infer<typeof reliabilityAnswer>
 
 const SYSTEM = [
-  "You audit an AI agent's final answer against the evidence the agent had during its run.",
-  '1. Extract the factual claims of the answer in <answer>: each a short, self-contained sentence, in the order they appear. Skip greetings, hedges, questions and formatting.',
-  '2. Judge each claim only against the numbered passages in <evidence>, not against your own knowledge:',
-  '   "supported" if a passage states it, "contradicted" if a passage states otherwise, "unsupported" if no passage settles it.',
-  '3. For each claim give "evidence": the number of the passage that decides the verdict, or null when none does; and "confidence" between 0 and 1.',
-  'Answer with JSON only: {"claims":[{"claim":string,"verdict":"supported"|"unsupported"|"contradicted","confidence":number,"evidence":number|null}]}.',
+  "You audit an AI agent's answer claim by claim against the evidence the agent had during its run.",
+  'Each numbered claim in <claims> comes with its own numbered passages. Judge each claim only against its passages, not against your own knowledge:',
+  '"supported" if a passage states it (paraphrase, unit and date conversion and simple arithmetic on the passages count), "contradicted" if a passage about the same thing states otherwise, "unsupported" if no passage settles it.',
+  'For each claim give "claim" (its number), "evidence" (the number of the passage within that claim that decides the verdict, or null) and "confidence" between 0 and 1.',
+  'Answer with JSON only: {"claims":[{"claim":number,"verdict":"supported"|"unsupported"|"contradicted","confidence":number,"evidence":number|null}]}.',
   DATA_NOT_INSTRUCTIONS,
 ].join('\n')
 
-const renderEvidence = (e: Evidence) => `(${e.kind}${e.source ? `, source: ${e.source}` : ''}) ${e.text}`
+const render = (s: Statement) => `(${s.evidence.kind}${s.evidence.source ? `, ${s.evidence.source}` : ''}) ${s.text}`
 
-export function reliabilityPrompt(output: string, evidence: Evidence[]): { prompt: string; shown: Evidence[] } {
+/** The prompt: the answer for context, then each claim with its pre-selected passages. */
+export function reliabilityPrompt(output: string, claims: Array<{ claim: string; passages: Statement[] }>): string {
   const L = RELIABILITY_LIMITS
-  const { lines, shown } = numbered(evidence, renderEvidence, L.passageChars, L.evidenceChars, L.maxPassages)
-  const prompt = [
-    '<answer>',
-    clip(output, L.outputChars),
-    '</answer>',
-    '<evidence>',
-    ...(lines.length ? lines : ['(the agent retrieved no evidence)']),
-    '</evidence>',
-  ].join('\n')
-  return { prompt, shown }
+  const lines = ['<answer>', clip(output, L.outputChars), '</answer>', '<claims>']
+  claims.forEach((c, i) => {
+    lines.push(`[${i + 1}] ${oneLine(c.claim)}`)
+    if (!c.passages.length) lines.push('  (no evidence found for this claim)')
+    c.passages.forEach((p, j) => lines.push(`  [${j + 1}] ${clip(oneLine(render(p)), L.passageChars)}`))
+  })
+  lines.push('</claims>')
+  return lines.join('\n')
 }
 
-/** The model's answer as claims, with every passage number checked against what it was shown. */
-export function claimsFromAnswer(answer: ReliabilityAnswer, shown: Evidence[]): Claim[] {
-  const claims: Claim[] = []
+/** The model's verdicts on the claims, every number checked; claims it skipped keep `fallback`. */
+export function claimsFromAnswer(answer: ReliabilityAnswer, shown: Array<{ claim: string; passages: Statement[] }>, fallback: Claim[]): Claim[] {
+  const out = [...fallback]
   for (const a of answer.claims) {
-    const text = a.claim.trim()
-    if (!text) continue
-    const ev = pick(shown, a.evidence)
+    const i = Number.isInteger(a.claim) ? a.claim - 1 : -1
+    const c = shown[i]
+    if (!c) continue
+    const ev = pick(c.passages, a.evidence)?.evidence ?? null
     const verdict = ev ? a.verdict : 'unsupported'
-    claims.push({
-      claim: text,
+    out[i] = {
+      claim: c.claim,
       supported: verdict === 'supported',
       confidence: clamp01(a.confidence),
-      evidence_span_id: ev ? ev.span_id : null,
+      evidence_span_id: ev?.span_id || null,
       verdict,
-      source: ev ? ev.source : null,
-    })
-    if (claims.length >= RELIABILITY_LIMITS.maxClaims) break
+      source: ev?.source ?? null,
+    }
   }
-  return claims
+  return out
 }
 
-export async function llmContentReliability(view: TraceView, client: LlmClient): Promise<ContentReliability> {
-  const out = finalOutput(view)
+export async function llmContentReliability(view: TraceView, client: LlmClient, embedder: Embedder | null = null): Promise<ContentReliability> {
+  const j = await judgeTrace(view, embedder)
   // Nothing to grade: no reason to spend the organization's tokens.
-  if (!out || !out.text.trim()) return { trace_id: view.trace_id, grade: '', score: null, claims: [], scorer_version: LLM_SCORER_VERSION }
-
-  const { prompt, shown } = reliabilityPrompt(out.text, evidenceOf(view))
+  if (!j.answer || !j.claims.length) return { trace_id: view.trace_id, grade: '', score: null, claims: [], scorer_version: LLM_SCORER_VERSION }
+  const local: Claim[] = j.claims.map(({ claim, judgement }) => ({
+    claim,
+    supported: judgement.verdict === 'supported',
+    confidence: judgement.confidence,
+    evidence_span_id: judgement.evidence?.span_id || null,
+    verdict: judgement.verdict,
+    source: judgement.evidence?.source ?? null,
+  }))
+  const shown = j.claims.slice(0, RELIABILITY_LIMITS.maxClaims).map((c, i) => ({ claim: c.claim, passages: rankedStatements(j, i, RELIABILITY_LIMITS.perClaim) }))
+  const prompt = reliabilityPrompt(j.answer.text, shown)
   const res = await client.generate(reliabilityAnswer, { system: SYSTEM, prompt, maxOutputTokens: RELIABILITY_LIMITS.maxOutputTokens }, ENGINE)
-  const claims = claimsFromAnswer(res.object, shown)
+  const claims = claimsFromAnswer(res.object, shown, local.slice(0, RELIABILITY_LIMITS.maxClaims))
   const { score, grade } = scoreClaims(claims)
   return { trace_id: view.trace_id, grade, score, claims, scorer_version: LLM_SCORER_VERSION }
 }

@@ -28,8 +28,8 @@ describe('scoreClaims', () => {
     expect(scoreClaims([claim('supported'), claim('unsupported', 0.25)]).score).toBe(0.8)
   })
 
-  it('weighs a contradiction twice', () => {
-    expect(scoreClaims([claim('supported'), claim('supported'), claim('contradicted')]).score).toBe(0.5)
+  it('weighs a contradiction like any claim the evidence does not back', () => {
+    expect(scoreClaims([claim('supported'), claim('supported'), claim('contradicted')]).score).toBeCloseTo(0.6667, 4)
     expect(scoreClaims([claim('supported'), claim('supported'), claim('unsupported')]).score).toBeCloseTo(0.6667, 4)
   })
 
@@ -41,12 +41,12 @@ describe('scoreClaims', () => {
 })
 
 describe('contentReliability', () => {
-  it('grades a trace and points each claim at its evidence', () => {
+  it('grades a trace and points each claim at its evidence', async () => {
     const v = viewOf([
       { id: '1'.repeat(16), attrs: retrieval([{ id: 'kb/sla.md', content: 'The Business tier guarantees 99.95% monthly uptime.' }]) },
       { id: '2'.repeat(16), attrs: chat([['user', 'What uptime?']], 'The Business tier guarantees 99.9% monthly uptime. Support answers within 4 hours.') },
     ])
-    const r = contentReliability(v)
+    const r = await contentReliability(v)
     expect(r.scorer_version).toBe(SCORER_VERSION)
     expect(r.claims.map((c) => [c.verdict, c.evidence_span_id])).toEqual([
       ['contradicted', '1'.repeat(16)],
@@ -56,8 +56,8 @@ describe('contentReliability', () => {
     expect(r.grade).toBe('D')
   })
 
-  it('is scored but ungradeable without output text', () => {
-    const r = contentReliability(viewOf([{ id: '1'.repeat(16), attrs: chat([['user', 'hello']]) }]))
+  it('is scored but ungradeable without output text', async () => {
+    const r = await contentReliability(viewOf([{ id: '1'.repeat(16), attrs: chat([['user', 'hello']]) }]))
     expect(r).toEqual({ trace_id: 'ab'.repeat(16), grade: '', score: null, claims: [], scorer_version: SCORER_VERSION })
   })
 })

@@ -100,11 +100,23 @@ function readClaim(text: string): Claim {
   return { text, terms, pol, quantities: quantities(text), entities }
 }
 
-/** Stems meet when equal, or when one begins the other and both are long enough to mean it (sign/signature). */
+/**
+ * Stems meet when equal, or when they share a long enough beginning (sign/signature,
+ * drowsy/drowsiness): at least four letters and three quarters of the shorter.
+ */
+export function stemsMeet(a: string, b: string): boolean {
+  if (a === b) return true
+  const n = Math.min(a.length, b.length)
+  if (n < 4) return false
+  let i = 0
+  while (i < n && a[i] === b[i]) i++
+  return i >= Math.max(4, Math.ceil(0.75 * n))
+}
+
 function termIn(t: string, terms: Map<string, number> | Set<string>): boolean {
   if (terms.has(t)) return true
   if (t.length < 4) return false
-  for (const u of terms.keys()) if (u.length >= 4 && (u.startsWith(t) || t.startsWith(u)) && Math.min(u.length, t.length) >= 4) return true
+  for (const u of terms.keys()) if (stemsMeet(t, u)) return true
   return false
 }
 
@@ -140,7 +152,7 @@ function entityFits(c: Claim, s: Statement, known: Set<string>): boolean {
 function denies(c: Claim, s: Statement): boolean {
   for (const [t, neg] of c.pol) {
     if (s.owner.has(t) || c.entities.has(t)) continue
-    for (const [u, sneg] of s.pol) if ((u === t || (t.length >= 4 && u.length >= 4 && (u.startsWith(t) || t.startsWith(u)))) && sneg !== neg) return true
+    for (const [u, sneg] of s.pol) if (stemsMeet(t, u) && sneg !== neg) return true
   }
   return false
 }

@@ -170,17 +170,6 @@ export function analyze(text: string): Analysis {
   return { terms, numbers, negations, negated }
 }
 
-/**
- * The analysis of two consecutive sentences, from theirs: the same as analysing
- * the joined text (a sentence end stops number contexts and negation scopes), at
- * no second tokenising pass.
- */
-export function joinAnalyses(a: Analysis, b: Analysis): Analysis {
-  const terms = new Map(a.terms)
-  for (const [t, w] of b.terms) terms.set(t, Math.max(terms.get(t) ?? 0, w))
-  return { terms, numbers: [...a.numbers, ...b.numbers], negations: a.negations + b.negations, negated: new Set([...a.negated, ...b.negated]) }
-}
-
 /** Sentences of a passage: split at sentence ends and line breaks, abbreviations kept whole. */
 export function sentences(text: string): string[] {
   const out: string[] = []

@@ -34,7 +34,7 @@ const view = viewOf([
   { id: 'd'.repeat(16), parent: 'a'.repeat(16), attrs: tool('get_weather', { city: 'Oslo' }, { temp_c: 3 }) },
   { id: 'e'.repeat(16), parent: 'a'.repeat(16), attrs: chat([['user', 'Tell me about refunds and Webb.']], answer) },
 ])
-const reliability = contentReliability(view)
+const reliability = await contentReliability(view)
 const priors: Record<string, number> = { kb: 0.8, 'nasa.gov': 0.9 }
 const matrix = sourcesMatrix(view, reliability, (domain) => priors[domain] ?? 0.5)
 const entry = (url: string) => matrix.sources.find((s) => s.url === url)!
@@ -71,12 +71,12 @@ describe('sourcesMatrix', () => {
     expect(entry('https://www.nasa.gov/mission/webb/').explainer).toContain('cited in the answer')
   })
 
-  it('marks a source the answer only contradicts', () => {
+  it('marks a source the answer only contradicts', async () => {
     const v = viewOf([
       { id: '1'.repeat(16), attrs: retrieval([{ id: 'kb/leave.md', content: 'Primary caregivers receive 16 weeks of paid leave.' }]) },
       { id: '2'.repeat(16), attrs: chat([['user', 'Leave?']], 'Primary caregivers receive 20 weeks of paid leave.') },
     ])
-    const m = sourcesMatrix(v, contentReliability(v), () => 0.5)
+    const m = sourcesMatrix(v, await contentReliability(v), () => 0.5)
     expect(m.sources).toMatchObject([{ url: 'kb/leave.md', verification_level: 'contradicted', influence_score: 0 }])
   })
 })

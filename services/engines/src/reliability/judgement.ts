@@ -1,0 +1,103 @@
+/**
+ * One claim judgement per trace, shared by content_reliability, sources and
+ * external_crosscheck. Each engine keeps its own consumer group, so each can run
+ * (and scale) on its own; the judgement is a pure function of the trace's spans
+ * and the judge's version, computed once per process and kept in a small cache
+ * keyed by workspace, trace, a fingerprint of the spans and the judge version (and
+ * whether the sentence model took part). Engines of one process (`pnpm start`, or
+ * SVC_ENGINES listing several) share one computation; separate processes compute
+ * the same judgement, never a different one. A re-opened trace has other spans,
+ * hence another key: re-analysis never reads a stale judgement.
+ */
+import type { Embedder } from '../semantic/types.js'
+import { Lru } from '../semantic/lru.js'
+import type { TraceView } from '../trace-view.js'
+import { splitClaims } from './claims.js'
+import { evidenceOf, finalOutput, promptMessages } from './evidence.js'
+import { quantities } from './quantity.js'
+import { semanticScores } from './semantic.js'
+import { requestStatements, statementsOf, type Statement } from './statements.js'
+import { judge, type JudgeContext, type Judgement } from './support.js'
+
+/** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
+export const JUDGEMENT_VERSION = '2.0.0'
+
+export interface TraceJudgement {
+  answer: { text: string; span_id: string } | null
+  claims: Array<{ claim: string; judgement: Judgement }>
+  /** The statements the claims were judged against, and the user's words (for the LLM judge's pre-selection). */
+  context: JudgeContext
+  /** The sentence model took part (else the judgement is lexical). */
+  semantic: boolean
+  /** Texts the sentence model embedded for this trace. */
+  embedded: number
+}
+
+/** What the user asked, from every prompt's user messages and the root's input: yardsticks, not evidence. */
+function requestText(view: TraceView): string {
+  const out = new Set<string>()
+  for (const sp of view.spans) {
+    if (sp.span_type === 'llm') for (const m of promptMessages(sp.content.prompt)) if (m.role === 'user' || m.role === 'human') out.add(m.text)
+    if (!sp.parent_span_id) out.add(sp.attributes['input.value'] ?? sp.attributes['traceloop.entity.input'] ?? '')
+  }
+  return [...out].join('\n')
+}
+
+/** What every claim of a trace is judged against, prepared once. */
+export function judgeContext(view: TraceView, answer: string): JudgeContext {
+  return { statements: statementsOf(evidenceOf(view)), request: requestStatements(requestText(view)), answerQuantities: quantities(answer) }
+}
+
+/** FNV-1a over the spans' ids, ends and statuses: a trace that gained or changed spans is another trace to judge. */
+function fingerprint(view: TraceView): string {
+  let h = 0x811c9dc5
+  for (const s of view.spans) {
+    const k = `${s.span_id}:${s.end_ms}:${s.status_code};`
+    for (let i = 0; i < k.length; i++) h = Math.imul(h ^ k.charCodeAt(i), 0x01000193)
+  }
+  return (h >>> 0).toString(16)
+}
+
+async function compute(view: TraceView, embedder: Embedder | null): Promise<TraceJudgement> {
+  const answer = finalOutput(view)
+  const texts = answer ? splitClaims(answer.text) : []
+  const empty: JudgeContext = { statements: [], request: [], answerQuantities: [] }
+  if (!answer || !texts.length) return { answer, claims: [], context: empty, semantic: embedder !== null, embedded: 0 }
+  const ctx = judgeContext(view, answer.text)
+  const lexical = texts.map((claim) => judge(claim, ctx))
+  // Meaning is asked for where words were not enough: claims without figures that nothing backed lexically.
+  const needs = lexical.map((j, i) => j.verdict === 'unsupported' && !quantities(texts[i]!).length)
+  // A model that fails mid-run leaves this trace lexical rather than failing the job.
+  const sem = await semanticScores(embedder, texts, ctx.statements, needs).catch(() => semanticScores(null, texts, ctx.statements, needs))
+  const claims = texts.map((claim, i) => ({ claim, judgement: needs[i] && embedder ? judge(claim, { ...ctx, similarity: sem.similarity[i] }) : lexical[i]! }))
+  return { answer, claims, context: ctx, semantic: embedder !== null, embedded: sem.embedded }
+}
+
+const cache = new Lru<Promise<TraceJudgement>>(2048)
+
+/** The trace's claim judgement, computed once per process for all the engines that read it. */
+export function judgeTrace(view: TraceView, embedder: Embedder | null): Promise<TraceJudgement> {
+  const key = `${JUDGEMENT_VERSION}|${embedder?.model ?? 'lexical'}|${view.workspace_id}|${view.trace_id}|${fingerprint(view)}`
+  let hit = cache.get(key)
+  if (!hit) {
+    hit = compute(view, embedder)
+    cache.set(key, hit)
+  }
+  return hit
+}
+
+/** Evidence statements ranked for one claim: the judge's choice first, then by shared words (the LLM judge's pre-selection). */
+export function rankedStatements(j: TraceJudgement, i: number, k: number): Statement[] {
+  const claim = j.claims[i]
+  if (!claim) return []
+  const terms = new Set([...claim.claim.toLowerCase().matchAll(/[a-z0-9]{3,}/g)].map((m) => m[0].slice(0, 5)))
+  const score = (s: Statement) => [...s.text.toLowerCase().matchAll(/[a-z0-9]{3,}/g)].filter((m) => terms.has(m[0].slice(0, 5))).length
+  const first = claim.judgement.evidence
+  return [...j.context.statements]
+    .filter((s) => s.text.length <= 600)
+    .map((s) => ({ s, n: score(s) + (s.evidence === first ? 100 : 0) }))
+    .filter((x) => x.n > 0)
+    .sort((a, b) => b.n - a.n)
+    .slice(0, k)
+    .map((x) => x.s)
+}
