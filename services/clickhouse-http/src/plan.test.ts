@@ -36,6 +36,7 @@ describe('planQuery', () => {
   it('runs the analyst under its limits, readonly=1 before anything the request sets', () => {
     const { run } = plan('analyst', 'SELECT {n:UInt8}', { url: 'param_n=7&max_threads=2&database=analytics' })
     expect(run.setup).toEqual([
+      'SET allow_introspection_functions = 0, implicit_select = 0',
       'SET max_execution_time = 30',
       'SET max_result_rows = 1000',
       "SET result_overflow_mode = 'throw'",
@@ -49,7 +50,7 @@ describe('planQuery', () => {
 
   it('keeps parameter values as ClickHouse text, quoted as string literals, never in the query', () => {
     const { run } = plan('svc', 'SELECT {s:String}', { url: `param_s=${encodeURIComponent("it's a \\t tab")}` })
-    expect(run.setup).toEqual(["SET param_s = 'it\\'s a \\\\t tab'"])
+    expect(run.setup.slice(1)).toEqual(["SET param_s = 'it\\'s a \\\\t tab'"])
     expect(run.sql).toBe('SELECT {s:String}\n')
   })
 
@@ -57,7 +58,7 @@ describe('planQuery', () => {
     expect(refusal(() => plan('analyst', 'DROP TABLE spans_v1'))).toEqual([164, 'analyst: Cannot execute query in readonly mode'])
     expect(refusal(() => plan('analyst', "INSERT INTO t VALUES (1)"))[0]).toBe(164)
     expect(refusal(() => plan('svc', 'CREATE TABLE t (x UInt8) ENGINE = Memory', { method: 'GET' }))[1]).toMatch(/method GET implies readonly/)
-    expect(plan('svc', 'SELECT 1', { method: 'GET' }).run.setup).toEqual(['SET readonly = 2'])
+    expect(plan('svc', 'SELECT 1', { method: 'GET' }).run.setup.slice(1)).toEqual(['SET readonly = 2'])
   })
 
   it('refuses a second statement, INTO OUTFILE, FROM INFILE and an empty query', () => {

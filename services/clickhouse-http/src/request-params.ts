@@ -73,14 +73,16 @@ export function sqlString(s: string): string {
 }
 
 /**
- * The statements that set up a request's session before its query: the user's
+ * The statements that set up a request's session before its query: a server's
+ * defaults where chdb's differ, the user's
  * limits (the analyst's readonly=1 last of them, so that the engine itself refuses
  * any setting the request then tries to change), GET's readonly=2, the database,
  * the settings and the query parameters. Names are identifiers (checked above);
  * values are string literals, which ClickHouse parses by each setting's type.
  */
 export function setupStatements(p: RequestParams, opts: { limits: Array<[string, string | number]>; readonlyGet: boolean }): string[] {
-  const out: string[] = []
+  // chdb starts from clickhouse-local's defaults; these two differ from a server's (which a client expects).
+  const out: string[] = ['SET allow_introspection_functions = 0, implicit_select = 0']
   for (const [name, value] of opts.limits) out.push(`SET ${name} = ${typeof value === 'number' ? value : sqlString(value)}`)
   if (opts.readonlyGet) out.push('SET readonly = 2')
   for (const [name, value] of p.settings) out.push(`SET ${name} = ${sqlString(value)}`)
