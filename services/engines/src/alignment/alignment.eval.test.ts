@@ -30,7 +30,7 @@ describe('alignment evaluation with the sentence model', () => {
       expect(e.precision, name).toBeGreaterThanOrEqual(p)
       expect(e.recall, name).toBeGreaterThanOrEqual(r)
     }
-  })
+  }, 120_000)
 })
 
 describe('alignment evaluation, lexical fallback', () => {

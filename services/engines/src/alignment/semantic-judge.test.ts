@@ -40,7 +40,7 @@ describe('acts', () => {
   })
 })
 
-describe('semantic alignment', () => {
+describe('semantic alignment', { timeout: 60_000 }, () => {
   const search = memorySearch([{ doc_id: 'doc', text: doc }], model)
   const flagsOf = async (text: string, embedder: SentenceModel | null = model) => (await alignOutput('t', text, policy, embedder ? search : memorySearch([{ doc_id: 'doc', text: doc }]), '', embedder)).flags
 

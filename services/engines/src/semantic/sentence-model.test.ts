@@ -20,7 +20,7 @@ afterAll(() => model?.release())
 
 const norm = (v: Float32Array) => Math.sqrt(dot(v, v))
 
-describe('sentence model', () => {
+describe('sentence model', { timeout: 60_000 }, () => {
   it('scores a paraphrase far above an unrelated sentence, with unit vectors of its dimension', async () => {
     const [a, para, other] = await model.embed([
       'Staff who work from home have to sign in to the company VPN.',
