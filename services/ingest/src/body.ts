@@ -12,6 +12,7 @@ import { createGunzip, createInflate } from 'node:zlib'
 import type { Context } from 'hono'
 import { badRequest, HttpError, payloadTooLarge } from '@svc/shared/http/errors'
 import { MalformedRequest } from './otlp/fields.js'
+import { PROTOBUF_CHARGE_PER_BYTE } from './otlp/protobuf.js'
 
 const bodyTooLarge = (maxBytes: number) => payloadTooLarge(`request body exceeds ${maxBytes} bytes (measured after decompression)`, maxBytes)
 
@@ -111,7 +112,7 @@ export async function readBodyBytes(stream: ReadableStream<Uint8Array> | null, e
 
 export interface ReadBody {
   value: unknown
-  /** Size after decompression: what the in-flight budget is charged. */
+  /** What the in-flight budget is charged: the size after decompression (protobuf: times PROTOBUF_CHARGE_PER_BYTE). */
   bytes: number
   format: BodyFormat
 }
@@ -129,7 +130,11 @@ export async function readIngestBody(c: Context, opts: IngestBodyOptions): Promi
   // Refuse an announced oversized upload without reading it.
   if (Number.isFinite(declared) && declared > opts.maxBytes) throw bodyTooLarge(opts.maxBytes)
   const buf = await readBodyBytes(c.req.raw.body, encoding, opts)
-  return { value: format === 'json' ? parseJson(buf) : decodeProtobuf(buf, opts.protobuf!), bytes: buf.byteLength, format }
+  if (format === 'json') return { value: parseJson(buf), bytes: buf.byteLength, format }
+  // Charged at what it will take decoded, before it is decoded.
+  const charged = buf.byteLength * PROTOBUF_CHARGE_PER_BYTE
+  opts.charge?.(charged)
+  return { value: decodeProtobuf(buf, opts.protobuf!), bytes: charged, format }
 }
 
 function parseJson(buf: Buffer): unknown {

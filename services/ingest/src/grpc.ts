@@ -22,7 +22,7 @@ import { badRequest, HttpError } from '@svc/shared/http/errors'
 import type { Logger } from '@svc/shared/log'
 import { authenticate } from './middleware/api-key.js'
 import { MalformedRequest } from './otlp/fields.js'
-import { decodeProtobufRequest, encodeExportResponse, encodeRetryStatus, grpcServiceName, type OtlpSignal } from './otlp/protobuf.js'
+import { decodeProtobufRequest, encodeExportResponse, encodeRetryStatus, grpcServiceName, PROTOBUF_CHARGE_PER_BYTE, type OtlpSignal } from './otlp/protobuf.js'
 import { ingestRequest, type IngestRoute, type IngestRouteDeps } from './routes/accept.js'
 import { codingAgentRoute } from './routes/coding-agent.js'
 import { prepareTraces } from './routes/otlp.js'
@@ -77,12 +77,12 @@ const metadataHeaders = (md: grpc.Metadata) => ({
   },
 })
 
-/** The one request message of a call, charged as it is held; a second message is refused. */
+/** The one request message of a call, charged at what it will take decoded (as protobuf bodies are); a second message is refused. */
 async function oneMessage(call: grpc.ServerReadableStream<Buffer, Buffer>, charge: (held: number) => void): Promise<Buffer> {
   let message: Buffer | undefined
   for await (const chunk of call as AsyncIterable<Buffer>) {
     if (message) throw badRequest('Export takes one request message')
-    charge(chunk.byteLength)
+    charge(chunk.byteLength * PROTOBUF_CHARGE_PER_BYTE)
     message = chunk
   }
   return message ?? Buffer.alloc(0)
@@ -97,7 +97,7 @@ function exportHandler(deps: IngestRouteDeps, route: IngestRoute, log: Logger): 
         read: async (charge) => {
           const message = await oneMessage(call, charge)
           try {
-            return { value: decodeProtobufRequest(route.signal, message), bytes: message.byteLength }
+            return { value: decodeProtobufRequest(route.signal, message), bytes: message.byteLength * PROTOBUF_CHARGE_PER_BYTE }
           } catch (err) {
             if (err instanceof MalformedRequest) throw badRequest(err.message)
             throw err

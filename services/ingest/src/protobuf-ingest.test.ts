@@ -26,7 +26,7 @@ import { codingAgentEventV1, codingAgentMetricV1, deadLetterV1, spanV1 } from '@
 import { TOPICS } from '@svc/shared/bus/topics'
 import { loadConfig } from '@svc/shared/config'
 import { createLogger } from '@svc/shared/log'
-import { encodeProtobufRequest } from './otlp/protobuf.js'
+import { encodeProtobufRequest, PROTOBUF_CHARGE_PER_BYTE } from './otlp/protobuf.js'
 import { startIngest, type RunningIngest } from './service.js'
 import { KEY, ORG, testControlState, WS } from './test-support/control.js'
 import { jsExporterPayload, TRACE_ID } from './test-support/payloads.js'
@@ -192,6 +192,17 @@ describe('OTLP/HTTP protobuf responses', () => {
     const res = await post(on, '/v1/traces', tracesProtobuf(jsExporterPayload()))
     expect(res.status).toBe(202)
     expect((await res.arrayBuffer()).byteLength).toBe(0)
+  })
+
+  it('a protobuf body is charged to the in-flight budget at what it takes decoded, until durable', async () => {
+    const body = tracesProtobuf(jsExporterPayload())
+    bus.hold()
+    const res = post(on, '/v1/traces', body)
+    await expect.poll(() => bus.pendingCalls).toBeGreaterThan(0)
+    expect(on.ingest.budget.inflightBytes).toBe(body.length * PROTOBUF_CHARGE_PER_BYTE)
+    bus.release()
+    expect((await res).status).toBe(202)
+    await expect.poll(() => on.ingest.budget.inflightBytes).toBe(0)
   })
 
   it('the activity endpoint takes an OTLP logs request', async () => {
