@@ -33,6 +33,11 @@ const PHRASES: Array<[RegExp, string]> = [
   [/\bnon-?(\w)/gi, ' not $1'],
   [/\bno longer\b/gi, ' not '],
 ]
+/** Words a key and a sentence use for one thing (a price is a cost, a fare, a fee). */
+const SYNONYMS: Record<string, string> = {
+  cost: 'price', costs: 'price', costing: 'price', fare: 'price', fares: 'price', fee: 'price', fees: 'price', charge: 'price', charges: 'price',
+  priced: 'price', prices: 'price', takes: 'duration', lasts: 'duration',
+}
 const CUES = new Set(['not', 'no', 'never', 'none', 'nothing', 'neither', 'nor', 'without', 'cannot', 'unable', 'nobody'])
 /** A cue denies the word it governs, the first content word after it ("not sell your data" denies selling, not data). */
 const SCOPE = 1
@@ -80,6 +85,7 @@ export function polarity(text: string): Map<string, boolean> {
       word = base
       flip = !flip
     }
+    word = SYNONYMS[word] ?? word
     if (outer) flip = !flip
     const s = polarityStem(word)
     // One denied mention is enough to deny the word in this text.

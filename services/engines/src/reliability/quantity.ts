@@ -173,6 +173,17 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
     re: /\b([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?:Z\b|\s?(?:UTC|GMT)\b)?(?!\s?[ap]\.?m)/gi,
     read: (m) => [{ dim: 'time', value: Number(m[1]) * 60 + Number(m[2]), unit: '', tol: 0, hasYear: true }],
   },
+  // compound and ISO durations: 1 h 30 min, 2 hours and 15 minutes, an hour and a half, PT1H30M, P3D
+  {
+    re: /\b(\d+)\s?(?:h|hr|hrs|hours?)\s*(?:and\s*)?(\d+)\s?(?:m|min|mins|minutes?)\b|\ban hour and a half\b|\bP(?:(\d+)D)?T?(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?\b/g,
+    read: (m) => {
+      if (/^an hour/i.test(m[0])) return [{ dim: 'duration', value: 5400, unit: '', tol: 30, hasYear: true }]
+      if (m[1]) return [{ dim: 'duration', value: Number(m[1]) * 3600 + Number(m[2]) * 60, unit: '', tol: 30, hasYear: true }]
+      if (!m[3] && !m[4] && !m[5] && !m[6]) return []
+      const value = Number(m[3] ?? 0) * 86400 + Number(m[4] ?? 0) * 3600 + Number(m[5] ?? 0) * 60 + Number(m[6] ?? 0)
+      return [{ dim: 'duration', value, unit: '', tol: 0.5, hasYear: true }]
+    },
+  },
   // money: $4.82 billion, €22.50, EUR 22.50, 24.8p, 126 dollars, 16 euros
   {
     re: new RegExp(`(?:(?:([$€£¥₹])|\\b(USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|SEK|NOK|DKK|PLN|MXN)\\s?)${NUM}(?:\\s?(k|thousand|million|mn|m|billion|bn|b)\\b)?|${NUM}(?:\\s?(thousand|million|billion|bn))?\\s?(USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|SEK|NOK|DKK|PLN|MXN|dollars?|euros?|yen|cents?|pence|p)\\b)(?:\\s?(?:a|an|per|each|/)\\s?([a-z]+)\\b)?`, 'gi'),
@@ -251,6 +262,7 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
 /** Codes and versions (RX-55102, 88-41207, v2.4.0, node:20-bookworm, LH716) are names, not quantities: blank them first. */
 const IDENTIFIER = /\b(?:[A-Za-z]+[-_:]?\d[\w.-]*|\d+-\d+(?:-[\dA-Za-z]+)*(?![\d:])|\d+(?:\.\d+){2,}|v\d[\w.]*)\b/g
 const isIsoDate = (s: string) => /^\d{4}-\d{2}-\d{2}/.test(s)
+const ISO_DURATION = /^P(?=\w*\d)(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+S)?)?$/
 
 /** Unit and currency words: they say what a figure measures, which its quantity already carries. */
 export const UNIT_WORDS = new Set([...Object.keys(UNITS), ...Object.keys(CURRENCY_WORDS)].filter((u) => /^[a-zµμ]+$/.test(u) && u.length > 1))
@@ -258,7 +270,7 @@ export const UNIT_WORDS = new Set([...Object.keys(UNITS), ...Object.keys(CURRENC
 /** Every quantity in a text, in order of position. */
 export function quantities(text: string): Quantity[] {
   // Citation markers ("[1]") are references, not figures.
-  let work = text.replace(/\[\d{1,3}\]/g, (m) => ' '.repeat(m.length)).replace(IDENTIFIER, (s) => (isIsoDate(s) || /^\d+-\d+$/.test(s) && /\d+-\d+\s?(?:°|%|[a-z])/i.test(text) ? s : ' '.repeat(s.length)))
+  let work = text.replace(/\[\d{1,3}\]/g, (m) => ' '.repeat(m.length)).replace(IDENTIFIER, (s) => (isIsoDate(s) || ISO_DURATION.test(s) || /^\d+-\d+$/.test(s) && /\d+-\d+\s?(?:°|%|[a-z])/i.test(text) ? s : ' '.repeat(s.length)))
   const out: Quantity[] = []
   for (const p of PATTERNS) {
     p.re.lastIndex = 0

@@ -53,7 +53,7 @@ export interface JudgeContext {
 export const CONFIDENCE = {
   quantity: 0.95,
   quantityLoose: 0.85,
-  derived: 0.85,
+  derived: 0.8,
   boolean: 0.95,
   text: 0.9,
   textLoose: 0.8,
@@ -62,14 +62,16 @@ export const CONFIDENCE = {
   conflict: 0.85,
   denied: 0.8,
   failedAction: 0.8,
-  nothing: 0.9,
-  weak: 0.65,
+  nothing: 0.75,
+  weak: 0.6,
 } as const
 
 const SUPPORT_COVERAGE = 0.6
 const ALIGN_COVERAGE = 0.5
+/** A different value counts against a claim only from a statement this well aligned with it. */
+const CONFLICT_ALIGN = 0.6
 /** Cosine of the sentence model above which a statement says the same as the claim. */
-export const SEMANTIC_SUPPORT = 0.72
+export const SEMANTIC_SUPPORT = 0.65
 const SEMANTIC_ALIGN = 0.55
 
 const FAILURE_REPORT = /\b(?:could not|couldn't|can't|cannot|unable|wasn't able|weren't able|was not able|failed|failing|isn't responding|not responding|didn't go through|did not go through|is down|are down|went down|unavailable|error|timed out|time(?:d)? ?out|not (?:available|reachable)|isn't available|no response|declined|rejected)\b/i
@@ -135,7 +137,8 @@ function coverage(c: Claim, s: Statement, skip?: Set<string>): number {
 function alignment(c: Claim, s: Statement, ctx: JudgeContext): number {
   const lex = coverage(c, s)
   const sem = ctx.similarity ? ctx.similarity(s) : 0
-  return Math.max(lex, sem >= SEMANTIC_SUPPORT ? Math.min(1, lex + 0.35) : sem >= SEMANTIC_ALIGN ? Math.min(lex + 0.15, 0.75) : lex)
+  // Above SEMANTIC_SUPPORT the model says the statement says the same thing: as good as a full word match at that cosine.
+  return Math.max(lex, sem >= SEMANTIC_SUPPORT ? Math.min(1, sem + 0.1) : sem >= SEMANTIC_ALIGN ? Math.min(lex + 0.15, 0.75) : lex)
 }
 
 /** The claim names this statement's owner, or names no competing one. */
@@ -236,9 +239,13 @@ function convertTo(q: Quantity, unitWord: string): number | null {
 
 /** The content stems next to a figure in the claim (what it counts or measures). */
 function localTerms(text: string, q: Quantity): Set<string> {
-  const before = readClaim(text.slice(Math.max(0, q.index - 30), q.index).split(/[,;:]/).pop() ?? '').terms
-  const after = readClaim(text.slice(q.end, q.end + 30).split(/[,;:.]/)[0] ?? '').terms
-  return new Set([...[...after.keys()].slice(0, 2), ...[...before.keys()].slice(-2)])
+  // A fact's figure is measured by its key ("owner | late fee pct: 1.5%").
+  const head = text.slice(0, q.index)
+  const key = /\|\s*([^|:]+):\s*$/.exec(head)
+  if (key) return new Set(readClaim(key[1]!).terms.keys())
+  const before = readClaim(head.slice(-40).split(/[,;:]/).pop() ?? '').terms
+  const after = readClaim(text.slice(q.end, q.end + 40).split(/[,;:.]/)[0] ?? '').terms
+  return new Set([...[...after.keys()].slice(0, 3), ...[...before.keys()].slice(-3)])
 }
 
 interface Found {
@@ -285,13 +292,17 @@ function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): { found:
 
 /** A statement about the same thing giving another value of the figure's dimension. */
 function conflicting(c: Claim, q: Quantity, usable: Statement[], ctx: JudgeContext): Statement | null {
+  // "The same thing" is read narrowly: the words around the claim's figure name what the other value measures
+  // (a fact's key, the words beside a number in a sentence), and the statement lines up with the claim as a whole.
+  const local = localTerms(c.text, q)
   let best: Statement | null = null
   let bestCov = 0
   for (const s of usable) {
     const other = s.quantities.filter((e) => e.dim === q.dim && (q.dim !== 'money' || e.unit === q.unit))
     if (!other.length || other.some((e) => satisfies(q, e))) continue
+    const measures = other.some((e) => [...localTerms(s.text, e)].some((t) => termIn(t, local)))
     const cov = alignment(c, s, ctx)
-    if (cov >= ALIGN_COVERAGE && cov > bestCov && (q.dim !== 'count' || cov >= 0.6)) {
+    if (measures && cov >= CONFLICT_ALIGN && cov > bestCov) {
       best = s
       bestCov = cov
     }

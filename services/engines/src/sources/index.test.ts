@@ -63,7 +63,9 @@ describe('sourcesMatrix', () => {
   })
 
   it('sets verification levels, authority and an explainer', () => {
-    expect(matrix.sources.map((s) => s.verification_level)).toEqual(['verified', 'verified', 'unverified', 'verified', 'unverified', 'cited_only'])
+    // kb/refunds.md backs the refund claim and contradicts the 60-day one: a source the answer contradicts is flagged.
+    expect(matrix.sources.map((s) => s.verification_level)).toEqual(['contradicted', 'verified', 'unverified', 'verified', 'unverified', 'cited_only'])
+    expect(entry('kb/refunds.md').explainer).toContain('backs 1 of 3 supported claims and contradicts 1 claim')
     expect(entry('kb/refunds.md')).toMatchObject({ domain: 'kb', authority_score: 0.8 })
     expect(entry('https://www.nasa.gov/mission/webb/')).toMatchObject({ domain: 'nasa.gov', authority_score: 0.9 })
     expect(entry('https://webb.nasa.gov/mirrors').authority_score).toBe(0.5)

@@ -63,15 +63,15 @@ export function sourcesMatrix(view: TraceView, reliability: ContentReliability, 
     const backs = supported.filter((c) => c.source !== null && urlKey(c.source) === key).length
     const contradicts = reliability.claims.filter((c) => c.verdict === 'contradicted' && c.source !== null && urlKey(c.source) === key).length
     const cited = urlsIn(answer).some((u) => urlKey(u) === key)
-    const level = backs ? 'verified' : contradicts ? 'contradicted' : s.kind === 'citation' ? 'cited_only' : 'unverified'
+    const level = contradicts ? 'contradicted' : backs ? 'verified' : s.kind === 'citation' ? 'cited_only' : 'unverified'
     const authority = Math.round(priorOf(s.domain, s.kind) * 1000) / 1000
     const origin =
       s.kind === 'citation' ? 'Cited in the answer but never retrieved or fetched' : s.kind === 'tool' ? `Returned by tool span ${s.span_id}` : `Read in span ${s.span_id}`
-    const verdict = backs
-      ? `backs ${backs} of ${supported.length} supported claim${supported.length === 1 ? '' : 's'}`
-      : contradicts
-        ? `contradicts ${contradicts} claim${contradicts === 1 ? '' : 's'} of the answer`
-        : 'backs no claim of the answer'
+    // A source that contradicts the answer anywhere is flagged as such, even where it backs other claims.
+    const verdict = [
+      backs ? `backs ${backs} of ${supported.length} supported claim${supported.length === 1 ? '' : 's'}` : '',
+      contradicts ? `contradicts ${contradicts} claim${contradicts === 1 ? '' : 's'} of the answer` : '',
+    ].filter(Boolean).join(' and ') || 'backs no claim of the answer'
     return {
       url: s.url,
       kind: s.kind,
