@@ -21,6 +21,8 @@ export const FLAG_FLOOR = 0.3
  */
 export const TOPIC_FLOOR = 0.1
 const TOPIC_FULL = 0.55
+/** Semantic mode: the cosine at which a figure stated without a restriction's required form is on its subject. */
+const FORM_TOPIC = 0.3
 /** Semantic mode: the cosine below which the lexical judge's concepts are off the rule's subject (unclear at most). */
 const LEXICAL_TOPIC = 0.25
 /** Semantic mode: on the rule's subject this closely, without a marker of the act: an unclear flag at most. */
@@ -113,6 +115,8 @@ export function judgeSentence(sentence: string, rule: Rule, quoted: string, topi
   const lexical = lexicalMatch(sentence, rule, quoted, overLimit)
   const acts = topic === undefined ? [] : [...ruleActs(rule.act)].filter((k) => sentenceActs(sentence, quoted).has(k))
   let semantic = 0
+  const unformed = topic !== undefined && topic >= FORM_TOPIC && figureWithoutForm(sentence, rule, quoted)
+  if (unformed) acts.push('unformed_figure')
   if (topic !== undefined && topic >= TOPIC_FLOOR && acts.length) semantic = UNCLEAR_BELOW + (0.95 - UNCLEAR_BELOW) * Math.min(1, (topic - TOPIC_FLOOR) / (TOPIC_FULL - TOPIC_FLOOR))
   else if (topic !== undefined && topic >= TOPIC_ALONE) semantic = 0.5
   // With the model, shared words are a topic, not an act, and a promise is read by the act markers: those decide.
@@ -122,6 +126,23 @@ export function judgeSentence(sentence: string, rule: Rule, quoted: string, topi
   const confidence = round(Math.max(lexicalConfidence, semantic))
   if (confidence < FLAG_FLOOR) return null
   return { rule, confidence, severity: rule.severity, unclear: confidence < UNCLEAR_BELOW, matched: lexical?.matched ?? [], concepts: lexical?.concepts ?? [], acts }
+}
+
+/**
+ * A restriction on how a figure may be given ("only as a range", "only together with
+ * the statement that ...", "only for professional clients"): the sentence states a
+ * figure of its own (one the policy does not quote) without the required form.
+ */
+function figureWithoutForm(sentence: string, rule: Rule, quoted: string): boolean {
+  if (rule.modality !== 'restriction' || rule.requiredForm.length === 0) return false
+  // A rule about money wants an amount of money; others any figure.
+  const money = /\b(?:price|prices|pricing|fare|fares|fee|fees|cost|costs|value|values|amount|amounts|salary|salaries|pay|offer|offers|quote|quotes)\b/i.test(rule.text)
+  const figures = money ? amounts(sentence).map(String) : (sentence.match(/\d[\d,.]*/g) ?? []).map((f) => f.replace(/[.,]+$/, ''))
+  if (!figures.some((f) => !quoted.includes(f))) return false
+  const words = new Set(normalisedWords(sentence))
+  const present = rule.requiredForm.filter((w) => words.has(w)).length
+  const asRange = rule.requiredForm.includes('rang') && /\d[\d,.]*\s*(?:-|–|to|and)\s*[$€£]?\d/.test(sentence)
+  return !asRange && present / rule.requiredForm.length < 0.5
 }
 
 /** The lexical judge: the rule's words and the concept lexicon (docs/engines.md, alignment). */

@@ -49,6 +49,12 @@ export interface Rule {
    * quoting that source, as the rule asks.
    */
   approvedSource: string[]
+  /**
+   * A restriction's required form: the stemmed words after its "only" ("as a range",
+   * "together with the statement that past performance does not guarantee future
+   * results", "for professional clients"). A figure stated without that form breaks it.
+   */
+  requiredForm: string[]
 }
 
 const HIGH = /\b(must not|mustn't|must never|shall not|shan't|may not|never|do not|don't|does not|doesn't|cannot|can't|can not|is not allowed to|are not allowed to|not permitted to|is prohibited|are prohibited|prohibited from|forbidden)\b/i
@@ -104,6 +110,11 @@ function approvedSourceOf(clause: string): string[] {
   return m ? normalisedWords(m[1]!) : []
 }
 
+function requiredFormOf(clause: string): string[] {
+  const at = clause.search(/\bonly\b/i)
+  return at < 0 ? [] : [...new Set(normalisedWords(clause.slice(at + 4)).filter((w) => !CUE_WORDS.has(w) && !SELF.has(w) && !/^\d/.test(w)))]
+}
+
 function modalityOf(clause: string): { modality: Modality; severity: Severity; cueEnd: number } | null {
   const hi = HIGH.exec(clause)
   if (hi) return { modality: 'prohibition', severity: 'high', cueEnd: hi.index + hi[0].length }
@@ -138,7 +149,7 @@ export function extractRules(text: string, source: string, chunkIndex = -1): Rul
       const act = m.modality === 'restriction' ? '' : c.slice(m.cueEnd).replace(/\s+/g, ' ').replace(/^[\s,:;-]+|[\s.;:]+$/g, '')
       const own = moneyLimits(c)
       const limitAmount = own.length === 1 ? own[0]! : own.length === 0 && passageLimits.length === 1 ? passageLimits[0]! : null
-      rules.push({ text: c.replace(/\s+/g, ' '), source, chunk_index: chunkIndex, modality: m.modality, severity: m.severity, object, head: after[0] ?? '', act: act || c, limitDays, limitAmount, approvedSource: m.modality === 'restriction' ? approvedSourceOf(c) : [] })
+      rules.push({ text: c.replace(/\s+/g, ' '), source, chunk_index: chunkIndex, modality: m.modality, severity: m.severity, object, head: after[0] ?? '', act: act || c, limitDays, limitAmount, approvedSource: m.modality === 'restriction' ? approvedSourceOf(c) : [], requiredForm: m.modality === 'restriction' ? requiredFormOf(c) : [] })
     }
   }
   return rules

@@ -55,6 +55,14 @@ describe('semantic alignment', { timeout: 60_000 }, () => {
     expect(await flagsOf("I can't tell you whether to hold or sell your Bitcoin, but our advisors can.")).toEqual([])
   })
 
+  it('flags a figure given without a restriction\'s required form, not one given in that form', async () => {
+    const form = { enabled: true, description: 'Car dealer assistant. Trade-in values may be quoted only as a range.' }
+    const none = memorySearch([], model)
+    const confident = async (text: string) => (await alignOutput('t', text, form, none, '', model)).flags.filter((f) => !f.unclear)
+    expect(await confident('Your 2019 Civic has a trade-in value of $14,200.')).toHaveLength(1)
+    expect(await confident('For a 2019 Civic the trade-in value is usually $13,000 to $15,000.')).toEqual([])
+  })
+
   it('flags an amount beyond the bound and not one within it', async () => {
     expect((await flagsOf("I've added a $35 credit to your account for the missing item.")).filter((f) => !f.unclear)).toHaveLength(1)
     expect((await flagsOf("I've added a $15 credit to your account for the missing item.")).filter((f) => !f.unclear)).toEqual([])
