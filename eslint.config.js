@@ -22,7 +22,8 @@ import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/', '**/dist/', '**/.svc-data/', '**/.bench-data*/', '.tmp/', 'deploy/'],
+    // *.tmp.* are scratch files, never committed.
+    ignores: ['**/node_modules/', '**/dist/', '**/.svc-data/', '**/.bench-data*/', '.tmp/', '**/*.tmp.*', 'deploy/'],
   },
   js.configs.recommended,
   // The syntactic set: no-explicit-any, no-unused-vars, no-this-alias, ...
