@@ -102,12 +102,15 @@ export const ROUTES = {
 
 /**
  * Routes answered without credentials, mounted before authentication (so outside
- * ROUTES and its walk): login, and redeeming an invitation, whose token is the
+ * ROUTES and its walk): login (with its browser session form and sign-out), and redeeming an invitation, whose token is the
  * credential (an account that already has a password also sends its access token).
  */
 export const PUBLIC_ROUTES = {
   login: { method: 'POST', path: '/v1/auth/login', role: null, scope: 'principal' },
   acceptInvitation: { method: 'POST', path: '/v1/auth/invitations/accept', role: null, scope: 'principal' },
+  // The browser's login and sign-out: the token in an httpOnly cookie (session-cookie.ts).
+  createSession: { method: 'POST', path: '/v1/auth/session', role: null, scope: 'principal' },
+  deleteSession: { method: 'DELETE', path: '/v1/auth/session', role: null, scope: 'principal' },
 } as const satisfies Record<string, RouteSpec>
 
 export interface Target {

@@ -39,6 +39,7 @@ import { usageRoutes } from './routes/usage.js'
 import { codingAgentRoutes } from './routes/coding-agent.js'
 import { workspaceRoutes } from './routes/workspaces.js'
 import { openApiRoutes } from './openapi/routes.js'
+import { consoleStatic } from './routes/console.js'
 
 export interface ApiAppDeps {
   store: Store
@@ -72,6 +73,8 @@ export interface ApiAppDeps {
   loginLimits?: LoginLimits
   /** SVC_TRUSTED_PROXY_HOPS (default 0: the socket's address is the client's). */
   trustedProxyHops?: number
+  /** The web console's build (services/console/dist), served at / and /o/...; without it those paths answer 503. */
+  consoleDir?: string | null
   log: Logger
 }
 
@@ -89,6 +92,8 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   app.use(metrics.observe)
   app.get('/health', (c) => c.json({ status: 'ok' }))
   app.get('/metrics', metricsHandler(metrics.registry, processRegistry))
+  // The console's page and files: GET only, before the body limits and authentication (they are public files).
+  app.use(consoleStatic(deps.consoleDir ?? null))
   const maxDocBytes = deps.alignmentMaxDocBytes ?? DEFAULT_MAX_DOC_BYTES
   // Before login and authentication: an unauthenticated caller must not make the process read a huge body either.
   app.use(bodyLimits({ maxBytes: deps.maxBodyBytes ?? 1024 * 1024, upload: { route: ROUTES.uploadAlignmentDoc, maxBytes: maxDocBytes + MULTIPART_OVERHEAD_BYTES } }))
@@ -107,7 +112,7 @@ export function createApiApp(deps: ApiAppDeps): Hono {
     }),
   )
   app.route('/', invitationRoutes({ control: deps.control, jwtSecret, hashPassword: (pw) => passwords.hash(pw) }))
-  app.use('/v1/*', authenticate(state, jwtSecret, keyUsageRecorder(deps.cache)))
+  app.use('/v1/*', authenticate(state, jwtSecret, keyUsageRecorder(deps.cache), deps.trustedProxyHops ?? CONFIG_DEFAULTS.SVC_TRUSTED_PROXY_HOPS))
   app.route('/', meRoutes(state))
   app.route('/', orgRoutes(deps.control, { invitationTtlHours: deps.invitationTtlHours ?? 168 }))
   app.route('/', workspaceRoutes(deps.control))

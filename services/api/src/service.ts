@@ -8,6 +8,7 @@ import { jwtSecretFor, masterKeyFor } from '@svc/shared/control/service-secrets'
 import { listen } from '@svc/shared/http/serve'
 import type { Logger } from '@svc/shared/log'
 import type { Store } from '@svc/shared/store/types'
+import { ensureConsoleBuilt } from '@svc/console/build'
 import { createApiApp } from './app.js'
 import { loginLimitsFrom } from './login-throttle.js'
 
@@ -42,6 +43,8 @@ export async function startApi(deps: ApiDeps): Promise<{ port: number; close(): 
     alignmentMaxDocBytes: config.SVC_ALIGNMENT_MAX_DOC_BYTES,
     maxBodyBytes: config.SVC_API_MAX_BODY_BYTES,
     egressAllowPrivate: config.SVC_EGRESS_ALLOW_PRIVATE,
+    // Built now when missing or older than its sources (a pull since the last start), in a fraction of a second.
+    consoleDir: await ensureConsoleBuilt(log),
     log,
   })
   const server = await listen(app, { host: config.SVC_HOST, port: config.SVC_API_PORT, log, name: 'api' })

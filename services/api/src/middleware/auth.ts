@@ -1,6 +1,8 @@
 /**
- * Read-API authentication: an API key (x-svc-api-key, or Bearer dr_...) or a login
- * JWT (Bearer <jwt>). Either becomes a Principal; what it may do is decided per
+ * Read-API authentication: an API key (x-svc-api-key, or Bearer dr_...), a login
+ * JWT (Bearer <jwt>), or, when neither header is sent, the browser session cookie
+ * (the same JWT, set by POST /v1/auth/session; its writes are CSRF-checked:
+ * session-cookie.ts). Any of them becomes a Principal; what it may do is decided per
  * route by the access table (access.ts), not here.
  */
 import type { MiddlewareHandler } from 'hono'
@@ -9,8 +11,9 @@ import { looksLikeApiKey } from '@svc/shared/control/secrets'
 import { verifyAccessToken } from '@svc/shared/control/tokens'
 import { credentialFrom } from '@svc/shared/http/credentials'
 import { unauthorized } from '@svc/shared/http/errors'
+import { checkCsrf, sessionCookie } from '../session-cookie.js'
 
-export type AuthMethod = 'api_key' | 'jwt'
+export type AuthMethod = 'api_key' | 'jwt' | 'session'
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -21,11 +24,19 @@ declare module 'hono' {
 }
 
 /** `onKeyUsed` hears of every accepted API key (last_used_at); it must not block. */
-export function authenticate(state: ControlState, jwtSecret: string, onKeyUsed?: (keyId: string) => void): MiddlewareHandler {
+export function authenticate(state: ControlState, jwtSecret: string, onKeyUsed?: (keyId: string) => void, trustedProxyHops = 0): MiddlewareHandler {
   return async (c, next) => {
     const cred = credentialFrom(c.req)
-    if (!cred) throw unauthorized('missing credentials: send x-svc-api-key, or Authorization: Bearer <API key or access token>')
-    if (cred.via === 'x-svc-api-key' || looksLikeApiKey(cred.token)) {
+    const session = cred ? undefined : sessionCookie(c)
+    if (!cred && !session) throw unauthorized('missing credentials: send x-svc-api-key, or Authorization: Bearer <API key or access token>')
+    if (!cred) {
+      const claims = await verifyAccessToken(jwtSecret, session!)
+      const user = claims ? state.users.get(claims.sub) : undefined
+      if (!user) throw unauthorized('your session has expired: sign in again')
+      checkCsrf(c, jwtSecret, session!, trustedProxyHops)
+      c.set('principal', { kind: 'user', user_id: user.id, email: user.email })
+      c.set('authMethod', 'session')
+    } else if (cred.via === 'x-svc-api-key' || looksLikeApiKey(cred.token)) {
       const p = state.resolveApiKey(cred.token)
       if (!p) throw unauthorized('invalid API key')
       onKeyUsed?.(p.key_id)

@@ -34,7 +34,7 @@ describeRoute({
         user_id: Uuid.nullable(),
         email: z.string().nullable(),
         memberships: z.array(MembershipOut),
-        auth_method: z.enum(['api_key', 'jwt']),
+        auth_method: z.enum(['api_key', 'jwt', 'session']).describe('session: the browser session cookie (POST /v1/auth/session)'),
       }),
     },
   },
