@@ -20,6 +20,7 @@ import { budgetWatch } from './budget-watch.js'
 import { deadLetterSinkConsumer } from './dead-letter-sink.js'
 import { fleetMonitorOnce } from './fleet-monitor.js'
 import { retentionSweeper } from './retention-sweeper.js'
+import { WORKSPACE_SYNC_MS, workspaceSync } from './workspace-sync.js'
 import { spanConsumer } from './span-consumer.js'
 import { TraceTracker } from './trace-tracker.js'
 
@@ -178,6 +179,11 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
     'drift roll-up',
   )
 
+  // workspaces_v1 for the analytics views: everything once now, then what changes.
+  const workspaceRows = workspaceSync({ store, state: control.state, defaultRetentionHours: config.SVC_DEFAULT_RETENTION_HOURS, log })
+  const workspaces = periodic((nowMs) => workspaceRows.syncOnce(nowMs), WORKSPACE_SYNC_MS, log, 'workspaces_v1 sync')
+  await workspaces.run().catch((err) => log.warn({ err }, 'workspaces_v1 sync failed; retrying'))
+
   log.info('assembler running')
   return {
     tracker,
@@ -187,7 +193,7 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
     rollUpDrift: drifts.run,
     async close() {
       clearInterval(timer)
-      await Promise.all([sweeps.stop(), checks.stop(), drifts.stop()])
+      await Promise.all([sweeps.stop(), checks.stop(), drifts.stop(), workspaces.stop()])
       await Promise.all(subs.map((s) => s.close()))
       await writer.close()
       await ticking
