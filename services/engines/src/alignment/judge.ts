@@ -113,7 +113,7 @@ export function judgeSentence(sentence: string, rule: Rule, quoted: string, topi
     overLimit ||= sums.some((x) => x > rule.limitAmount!)
   }
   const lexical = lexicalMatch(sentence, rule, quoted, overLimit)
-  const acts = topic === undefined ? [] : [...ruleActs(rule.act)].filter((k) => sentenceActs(sentence, quoted).has(k))
+  const acts: string[] = topic === undefined ? [] : [...ruleActs(rule.act)].filter((k) => sentenceActs(sentence, quoted).has(k))
   let semantic = 0
   const unformed = topic !== undefined && topic >= FORM_TOPIC && figureWithoutForm(sentence, rule, quoted)
   if (unformed) acts.push('unformed_figure')
