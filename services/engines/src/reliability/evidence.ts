@@ -60,6 +60,7 @@ function spanOutput(s: ViewSpan): string {
 }
 
 const words = (t: string) => new Set(t.toLowerCase().match(/[a-z0-9]+/g) ?? [])
+const promptWords = new WeakMap<ViewSpan, Set<string>>()
 
 /**
  * A call made about the reply rather than to produce it (a title, tags, a guard or
@@ -68,12 +69,13 @@ const words = (t: string) => new Set(t.toLowerCase().match(/[a-z0-9]+/g) ?? [])
  */
 function isSideCall(s: ViewSpan, earlier: ViewSpan[]): boolean {
   // Earlier replies in the history (assistant turns) are the conversation going on, not a side call.
-  const prompt = words(promptMessages(s.content.prompt).filter((m) => !MODEL_ROLES.has(m.role)).map((m) => m.text).join('\n'))
+  let prompt = promptWords.get(s)
+  if (!prompt) promptWords.set(s, (prompt = words(promptMessages(s.content.prompt).filter((m) => !MODEL_ROLES.has(m.role)).map((m) => m.text).join('\n'))))
   return earlier.some((e) => {
     if (e.end_ms > s.start_ms + 1) return false
     if (e === s) return false
     const w = [...words(spanOutput(e))]
-    return w.length >= 5 && w.filter((x) => prompt.has(x)).length >= 0.8 * w.length
+    return w.length >= 5 && w.filter((x) => prompt!.has(x)).length >= 0.8 * w.length
   })
 }
 

@@ -55,8 +55,19 @@ function expand(text: string): string {
 
 export const polarityStem = (w: string): string => (w === 'in_stock' ? 'in_stock' : stem(w))
 
-/** The stems of a text's content words with whether each is denied (an odd number of denials). */
+const polarities = new Map<string, Map<string, boolean>>()
+
+/** The stems of a text's content words with whether each is denied (an odd number of denials). Shared: do not change it. */
 export function polarity(text: string): Map<string, boolean> {
+  const hit = polarities.get(text)
+  if (hit) return hit
+  const p = polarityOnce(text)
+  if (polarities.size >= 20_000) polarities.delete(polarities.keys().next().value!)
+  polarities.set(text, p)
+  return p
+}
+
+function polarityOnce(text: string): Map<string, boolean> {
   let t = expand(text)
   let outer = false
   const m = OUTER.exec(t)

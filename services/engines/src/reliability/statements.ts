@@ -11,6 +11,7 @@
 import type { Evidence } from './evidence.js'
 import { polarity } from './polarity.js'
 import { quantities, type Quantity } from './quantity.js'
+import { Lru } from '../semantic/lru.js'
 import { analyze, sentences } from './text.js'
 
 export interface Statement {
@@ -65,13 +66,44 @@ function leafText(key: string, v: unknown, parent = ''): string {
 
 const stems = (text: string) => new Set([...analyze(text).terms.keys()].filter((t) => !t.startsWith('#')))
 
-function statement(evidence: Evidence, text: string, owner: Set<string>, extra: Partial<Statement> = {}): Statement {
+interface Parsed {
+  terms: Map<string, number>
+  pol: Map<string, boolean>
+  quantities: Quantity[]
+}
+
+/** Texts repeat across traces (the same documents and tool results): each is read once per process. */
+const parsedTexts = new Lru<Parsed>(20_000)
+
+function parse(text: string): Parsed {
+  const hit = parsedTexts.get(text)
+  if (hit) return hit
   const a = analyze(text)
   const terms = new Map([...a.terms].filter(([t]) => !t.startsWith('#')))
-  for (const o of owner) if (!terms.has(o)) terms.set(o, 1)
   const pol = polarity(text)
   for (const t of pol.keys()) if (!terms.has(t)) terms.set(t, 1)
-  return { evidence, text, terms, pol, quantities: quantities(text), owner, ambiguousOwner: false, ...extra }
+  const p = { terms, pol, quantities: quantities(text) }
+  parsedTexts.set(text, p)
+  return p
+}
+
+function statement(evidence: Evidence, text: string, owner: Set<string>, extra: Partial<Statement> = {}): Statement {
+  const p = parse(text)
+  const terms = new Map(p.terms)
+  for (const o of owner) if (!terms.has(o)) terms.set(o, 1)
+  return { evidence, text, terms, pol: p.pol, quantities: p.quantities, owner, ambiguousOwner: false, ...extra }
+}
+
+/** Two adjacent sentences as one statement, from theirs (no second reading; figures keep their place in the joined text). */
+function joined(a: Statement, b: Statement): Statement {
+  const shift = a.text.length + 1
+  return {
+    ...a,
+    text: `${a.text} ${b.text}`,
+    terms: new Map([...b.terms, ...a.terms]),
+    pol: new Map([...b.pol].map(([t, n]) => [t, n || (a.pol.get(t) ?? false)] as const).concat([...a.pol].filter(([t]) => !b.pol.has(t)))),
+    quantities: [...a.quantities, ...b.quantities.map((q) => ({ ...q, index: q.index + shift, end: q.end + shift }))],
+  }
 }
 
 interface Ctx {
@@ -199,10 +231,11 @@ export function statementsOf(evidence: Evidence[]): Statement[] {
     const owner = subject ? stems(subject) : new Set<string>()
     // Questions and requests in a message state nothing.
     const sents = sentences(e.text).filter((s) => !(e.kind === 'message' && asks(s)))
-    sents.forEach((s, i) => {
-      out.push(statement(e, s, owner))
+    const single = sents.map((s) => statement(e, s, owner))
+    single.forEach((s, i) => {
+      out.push(s)
       // A claim often fuses two adjacent sentences of a document.
-      if (i + 1 < sents.length) out.push(statement(e, `${s} ${sents[i + 1]}`, owner))
+      if (i + 1 < single.length) out.push(joined(s, single[i + 1]!))
     })
   }
   return out

@@ -27,6 +27,7 @@ import type { Evidence } from './evidence.js'
 import { polarity } from './polarity.js'
 import { quantities, sameValue, satisfies, UNIT_WORDS, type Quantity } from './quantity.js'
 import { statementsOf, type Statement } from './statements.js'
+import { Lru } from '../semantic/lru.js'
 import { analyze } from './text.js'
 
 export type Verdict = 'supported' | 'unsupported' | 'contradicted'
@@ -91,7 +92,18 @@ interface Claim {
   entities: Set<string>
 }
 
+const readClaims = new Lru<Claim>(5000)
+
+/** A claim (or a side of one, or the words around a figure) read once per process; callers get their own entity set. */
 function readClaim(text: string): Claim {
+  const hit = readClaims.get(text)
+  if (hit) return { ...hit, entities: new Set(hit.entities) }
+  const c = readClaimOnce(text)
+  readClaims.set(text, c)
+  return { ...c, entities: new Set(c.entities) }
+}
+
+function readClaimOnce(text: string): Claim {
   const a = analyze(text)
   const pol = polarity(text)
   const terms = new Map<string, number>()
@@ -115,14 +127,34 @@ export function stemsMeet(a: string, b: string): boolean {
   return i >= Math.max(4, Math.ceil(0.75 * n))
 }
 
+/** The four-letter beginnings of a term set: a term none of them starts can only meet by equality. */
+const heads = new WeakMap<object, Set<string>>()
+function headsOf(terms: Map<string, number> | Set<string>): Set<string> {
+  let h = heads.get(terms)
+  if (!h) heads.set(terms, (h = new Set([...terms.keys()].filter((u) => u.length >= 4).map((u) => u.slice(0, 4)))))
+  return h
+}
+
 function termIn(t: string, terms: Map<string, number> | Set<string>): boolean {
   if (terms.has(t)) return true
-  if (t.length < 4) return false
+  if (t.length < 4 || !headsOf(terms).has(t.slice(0, 4))) return false
   for (const u of terms.keys()) if (stemsMeet(t, u)) return true
   return false
 }
 
+/** Coverage of a claim by a statement, kept per claim reading (judge asks for the same pair many times). */
+const covered = new WeakMap<Claim, WeakMap<object, number>>()
+
 function coverage(c: Claim, s: Statement, skip?: Set<string>): number {
+  if (skip) return coverageOnce(c, s, skip)
+  let m = covered.get(c)
+  if (!m) covered.set(c, (m = new WeakMap()))
+  let v = m.get(s.terms)
+  if (v === undefined) m.set(s.terms, (v = coverageOnce(c, s)))
+  return v
+}
+
+function coverageOnce(c: Claim, s: Statement, skip?: Set<string>): number {
   let total = 0
   let hit = 0
   for (const [t, w] of c.terms) {

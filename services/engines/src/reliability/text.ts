@@ -122,7 +122,21 @@ function isEntity(t: Extract<Token, { kind: 'word' }>): boolean {
   return !t.first && /^[A-Z]/.test(t.raw)
 }
 
+/** The same sentences come back (claims split and re-read, documents repeated across traces): read each once. */
+const analyses = new Map<string, Analysis>()
+const ANALYSES_KEPT = 20_000
+
+/** A text's terms, numbers and negations. The result is shared: callers must not change it. */
 export function analyze(text: string): Analysis {
+  const hit = analyses.get(text)
+  if (hit) return hit
+  const a = analyzeOnce(text)
+  if (analyses.size >= ANALYSES_KEPT) analyses.delete(analyses.keys().next().value!)
+  analyses.set(text, a)
+  return a
+}
+
+function analyzeOnce(text: string): Analysis {
   const toks = tokens(text)
   const terms = new Map<string, number>()
   const numbers: Quantity[] = []
