@@ -220,6 +220,7 @@ describe('the access table', () => {
       [`GET ${W}/traces/:trace_id/optimization`]: 'viewer',
       [`GET ${W}/alignment/policy`]: 'viewer',
       [`PUT ${W}/alignment/policy`]: 'admin',
+      [`GET ${W}/alignment/docs`]: 'viewer',
       [`POST ${W}/alignment/docs`]: 'admin',
       [`DELETE ${W}/alignment/docs/:doc_id`]: 'admin',
       [`GET ${W}/alignment/flags`]: 'viewer',

@@ -91,6 +91,7 @@ export const ROUTES = {
   traceOptimization: { method: 'GET', path: `${WS}/traces/:trace_id/optimization`, role: 'viewer', scope: 'workspace-slug' },
   getAlignmentPolicy: { method: 'GET', path: `${WS}/alignment/policy`, role: 'viewer', scope: 'workspace-slug' },
   putAlignmentPolicy: { method: 'PUT', path: `${WS}/alignment/policy`, role: 'admin', scope: 'workspace-slug' },
+  listAlignmentDocs: { method: 'GET', path: `${WS}/alignment/docs`, role: 'viewer', scope: 'workspace-slug' },
   uploadAlignmentDoc: { method: 'POST', path: `${WS}/alignment/docs`, role: 'admin', scope: 'workspace-slug' },
   deleteAlignmentDoc: { method: 'DELETE', path: `${WS}/alignment/docs/:doc_id`, role: 'admin', scope: 'workspace-slug' },
   listAlignmentFlags: { method: 'GET', path: `${WS}/alignment/flags`, role: 'viewer', scope: 'workspace-slug' },

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { alignmentDocumentV1 } from '@svc/shared/bus/records'
 import type { Bus, OutgoingRecord } from '@svc/shared/bus/types'
-import { docState, insertFlags } from '@svc/shared/store/queries/alignment'
+import { docState, insertFlags, writeDocState } from '@svc/shared/store/queries/alignment'
 import { insertEngineResults } from '@svc/shared/store/queries/engine-results'
 import { apiHarness, ORG, WS, type Harness } from '../test-support/harness.js'
 import { htmlToText } from '@svc/shared/domain/html-text'
@@ -112,6 +112,33 @@ describe('alignment documents', () => {
     expect((await call(ADMIN, `/docs/${r.body.doc_id}`, { method: 'DELETE' })).status).toBe(404)
     expect((await call(ADMIN, '/docs/unknown-doc', { method: 'DELETE' })).status).toBe(404)
     expect((await call(VIEWER, `/docs/${r.body.doc_id}`, { method: 'DELETE' })).status).toBe(403)
+  })
+
+  it('GET /docs lists the documents not deleted, newest first, with their status; viewers read it', async () => {
+    const kept = await upload('kept.txt', 'text/plain', 'Never promise refunds.')
+    const gone = await upload('gone.txt', 'text/plain', 'Never do Y.')
+    expect((await call(ADMIN, `/docs/${gone.body.doc_id}`, { method: 'DELETE' })).status).toBe(204)
+    const before = (await docState(h.store, WS, kept.body.doc_id))!
+    await writeDocState(h.store, { ...before, status: 'embedded', chunks: 1, embedding_model: 'local:test', updated_at_ms: before.updated_at_ms + 5 })
+    const list = await call(VIEWER, '/docs')
+    expect(list.status).toBe(200)
+    const ids = (list.body.documents as Array<{ doc_id: string }>).map((d) => d.doc_id)
+    expect(ids).not.toContain(gone.body.doc_id)
+    expect(list.body.documents[0]).toEqual({
+      doc_id: kept.body.doc_id,
+      filename: 'kept.txt',
+      content_type: 'text/plain',
+      bytes: 22,
+      text_chars: 22,
+      status: 'embedded',
+      chunks: 1,
+      embedding_model: 'local:test',
+      error: '',
+      uploaded_at: new Date(before.uploaded_at_ms).toISOString(),
+      updated_at: new Date(before.updated_at_ms + 5).toISOString(),
+    })
+    const statuses = new Set((list.body.documents as Array<{ status: string }>).map((d) => d.status))
+    expect([...statuses].sort()).toEqual(['embedded', 'uploaded'])
   })
 
   it('converts HTML to paragraphs', () => {

@@ -7,7 +7,8 @@
  * `uploaded` in alignment_documents_v1 and produces it on alignment.documents.v1;
  * the engines' document worker chunks and embeds it and marks it `embedded`, and
  * only then does it influence flags. 202 with the doc_id. DELETE /docs/{doc_id}
- * marks it deleted (searches stop seeing it at once) and deletes its passages.
+ * marks it deleted (searches stop seeing it at once) and deletes its passages;
+ * GET /docs lists the others with their status (the console's document list).
  * GET /flags and /by-user read alignment_flags_v1 (each trace's newest run), only
  * of traces inside the workspace's retention window.
  */
@@ -20,7 +21,7 @@ import type { Bus } from '@svc/shared/bus/types'
 import type { ControlWriter } from '@svc/shared/control/control-plane'
 import { SETTINGS, settingOf, writeSetting } from '@svc/shared/control/settings'
 import { badRequest, HttpError, notFound, payloadTooLarge } from '@svc/shared/http/errors'
-import { deleteChunks, docState, flagsByUser, listFlags, writeDocState } from '@svc/shared/store/queries/alignment'
+import { deleteChunks, docState, flagsByUser, listDocs, listFlags, writeDocState, type DocStateRow } from '@svc/shared/store/queries/alignment'
 import type { Store } from '@svc/shared/store/types'
 import { mount, ROUTES, targetWorkspace } from '../access.js'
 import { actorOf } from '../actor.js'
@@ -49,6 +50,19 @@ const Uploaded = z.object({
   content_type: z.string(),
   bytes: z.number().int(),
   text_chars: z.number().int(),
+})
+const Doc = z.object({
+  doc_id: z.string(),
+  filename: z.string(),
+  content_type: z.string(),
+  bytes: z.number().int(),
+  text_chars: z.number().int(),
+  status: z.enum(['uploaded', 'embedded', 'failed']).describe('uploaded: waiting to be chunked and embedded; embedded: influences flags; failed: see error'),
+  chunks: z.number().int().describe('Passages embedded (0 until embedded)'),
+  embedding_model: z.string(),
+  error: z.string().describe('Why embedding failed, or why the local model stood in for the provider\'s; empty otherwise'),
+  uploaded_at: IsoTime,
+  updated_at: IsoTime,
 })
 const FlagsQuery = z.object({
   limit: queryInt('limit', 1, FLAGS_LIMIT_MAX, 50),
@@ -83,6 +97,13 @@ describeRoute({
   tags: ['Alignment'],
   body: PolicyBody,
   responses: { 200: { description: 'The stored policy', schema: Policy } },
+})
+describeRoute({
+  route: ROUTES.listAlignmentDocs,
+  summary: 'Policy documents',
+  description: 'The documents not deleted, newest upload first, each with its embedding status.',
+  tags: ['Alignment'],
+  responses: { 200: { description: 'The documents', schema: z.object({ documents: z.array(Doc) }) } },
 })
 describeRoute({
   route: ROUTES.uploadAlignmentDoc,
@@ -133,6 +154,20 @@ function kindOf(file: File): 'text' | 'markdown' | 'html' | 'pdf' | null {
   return ext === 'txt' || ext === 'text' ? 'text' : ext === 'md' || ext === 'markdown' ? 'markdown' : ext === 'html' || ext === 'htm' ? 'html' : ext === 'pdf' ? 'pdf' : null
 }
 
+const docView = (d: DocStateRow) => ({
+  doc_id: d.doc_id,
+  filename: d.filename,
+  content_type: d.content_type,
+  bytes: d.bytes,
+  text_chars: d.text_chars,
+  status: d.status,
+  chunks: d.chunks,
+  embedding_model: d.embedding_model,
+  error: d.error,
+  uploaded_at: new Date(d.uploaded_at_ms).toISOString(),
+  updated_at: new Date(d.updated_at_ms).toISOString(),
+})
+
 const CONTENT_TYPES = { text: 'text/plain', markdown: 'text/markdown', html: 'text/html', pdf: 'application/pdf' } as const
 
 async function extract(kind: 'text' | 'markdown' | 'html' | 'pdf', bytes: Uint8Array): Promise<string> {
@@ -163,6 +198,11 @@ export function alignmentRoutes(deps: { store: Store; control: ControlWriter; de
     const body = await jsonBody(c, PolicyBody)
     await writeSetting(control, actorOf(c), ws.id, 'alignment_policy', body)
     return c.json(policyOf(ws.id))
+  })
+
+  mount(app, ROUTES.listAlignmentDocs, state, async (c) => {
+    const docs = await listDocs(store, targetWorkspace(c).id)
+    return c.json({ documents: docs.map(docView) })
   })
 
   mount(app, ROUTES.uploadAlignmentDoc, state, async (c) => {

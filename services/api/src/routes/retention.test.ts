@@ -33,7 +33,7 @@ async function req(method: string, path: string, body?: unknown) {
 
 describe('retention', () => {
   it('starts at the deployment default, not enabled', async () => {
-    expect((await req('GET', '/retention')).body).toEqual({ enabled: false, hours: 2160, effective_hours: 2160, updated_at: null, rollups_thin_out: false })
+    expect((await req('GET', '/retention')).body).toEqual({ enabled: false, hours: 2160, effective_hours: 2160, default_hours: 2160, updated_at: null, rollups_thin_out: false })
   })
 
   it('previews without changing anything; only the nine windows are accepted (422)', async () => {

@@ -69,6 +69,27 @@ GROUP BY workspace_id, doc_id`,
   return r ? { ...r, bytes: Number(r.bytes), text_chars: Number(r.text_chars), chunks: Number(r.chunks), uploaded_at_ms: Number(r.uploaded_at_ms), updated_at_ms: Number(r.updated_at_ms) } : null
 }
 
+/** The workspace's documents that are not deleted, newest upload first, each in its newest state (at most 1,000: policies are a handful of files). */
+export async function listDocs(store: Store, workspaceId: string): Promise<DocStateRow[]> {
+  const rows = await store.query<DocStateRow>(
+    `SELECT workspace_id, doc_id,
+    argMax(filename, version) AS filename, argMax(content_type, version) AS content_type,
+    argMax(bytes, version) AS bytes, argMax(text_chars, version) AS text_chars,
+    argMax(status, version) AS status, argMax(chunks, version) AS chunks,
+    argMax(embedding_model, version) AS embedding_model, argMax(error, version) AS error,
+    toUnixTimestamp64Milli(min(uploaded_at)) AS uploaded_at_ms, toUnixTimestamp64Milli(argMax(updated_at, version)) AS updated_at_ms
+FROM alignment_documents_v1
+WHERE workspace_id = {ws:UUID}
+GROUP BY workspace_id, doc_id
+HAVING status != 'deleted'
+ORDER BY uploaded_at_ms DESC, doc_id
+LIMIT 1000`,
+    { ws: workspaceId },
+    { tag: 'alignment.doc-list' },
+  )
+  return rows.map((r) => ({ ...r, bytes: Number(r.bytes), text_chars: Number(r.text_chars), chunks: Number(r.chunks), uploaded_at_ms: Number(r.uploaded_at_ms), updated_at_ms: Number(r.updated_at_ms) }))
+}
+
 export interface ChunkRow {
   workspace_id: string
   embedding_model: string
