@@ -1,9 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Logger } from '../log.js'
 import type { Cache } from '../cache/types.js'
 import { scryptParamsFrom, type Config } from '../config.js'
-import type { ControlWriter, NewControlEvent } from './control-plane.js'
+import type { ControlWriter, NewControlEvent, SyncedControlWriter } from './control-plane.js'
+import { initCredentialsPath, writeInitCredentials } from './init-credentials.js'
 import { hashApiKey, hashPassword, newApiKey, randomToken, stableUuid } from './secrets.js'
 
 export interface GeneratedCredentials {
@@ -16,14 +15,18 @@ export interface GeneratedCredentials {
 }
 
 /**
- * Creates the first organization, workspace, owner and API key, idempotently.
- * SVC_INIT_* variables name them; whatever is not given gets a default slug
+ * Creates the first organization, workspace, owner and API key, idempotently: the
+ * all-in-one process and every standalone api process (each replica) call it at
+ * start. SVC_INIT_* variables name them; whatever is not given gets a default slug
  * ('default') or, for secrets, a random value that is printed once and written to
- * <data dir>/init-credentials.json (mode 0600). Ids are derived from names, so a
- * restart (or a second replica) appends nothing new; the Redis/in-process lock only
- * stops two replicas from generating two different random secrets.
+ * <data dir>/init-credentials.json (mode 0600) of the process that made it. Ids are
+ * derived from names, so a restart (or a second replica) appends nothing new. The
+ * Redis/in-process lock, with the fold caught up to the control topic's end once it
+ * is held, stops two replicas from generating two different random secrets: the
+ * topic is totally ordered, so whoever holds the lock second folds everything the
+ * first appended before deciding.
  */
-export async function bootstrapIdentity(deps: { control: ControlWriter; cache: Cache; config: Config; log: Logger }): Promise<GeneratedCredentials | null> {
+export async function bootstrapIdentity(deps: { control: SyncedControlWriter; cache: Cache; config: Config; log: Logger }): Promise<GeneratedCredentials | null> {
   const { control, cache, config, log } = deps
   const lockKey = 'svc:bootstrap:lock'
   for (let i = 0; !(await cache.setIfAbsent(lockKey, String(process.pid), 30_000)); i++) {
@@ -31,6 +34,7 @@ export async function bootstrapIdentity(deps: { control: ControlWriter; cache: C
     await new Promise((r) => setTimeout(r, 100))
   }
   try {
+    await control.catchUp()
     return await ensureInitialEntities(control, config, log)
   } finally {
     await cache.del(lockKey)
@@ -76,13 +80,14 @@ async function ensureInitialEntities(control: ControlWriter, config: Config, log
       payload: { key_id: stableUuid(`key:${hashApiKey(key)}`), org_id: orgId, workspace_id: wsId, project_id: projectId, role: 'admin', name: 'bootstrap', key_hash: hashApiKey(key), key_last4: key.slice(-4) },
     })
   }
+  // Kept before they are appended: a crash in between must not leave an owner and a
+  // key on the topic that nobody has the secrets of (there would be no way in).
+  const file = initCredentialsPath(config.SVC_DATA_DIR)
+  if (generatedAny) writeInitCredentials(config.SVC_DATA_DIR, { ...generated })
   await control.append(events, 'bootstrap')
   if (events.length) log.info({ org: orgSlug, workspace: wsSlug, events: events.length }, 'bootstrap identity created')
   if (!generatedAny) return null
 
-  mkdirSync(config.SVC_DATA_DIR, { recursive: true })
-  const file = join(config.SVC_DATA_DIR, 'init-credentials.json')
-  writeFileSync(file, JSON.stringify(generated, null, 2) + '\n', { mode: 0o600 })
   if (!config.SVC_QUIET_BOOTSTRAP) {
     // Printed once, on the start that created them; the file keeps them afterwards.
     process.stdout.write(

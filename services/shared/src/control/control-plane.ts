@@ -16,13 +16,24 @@ export interface ControlWriter {
 }
 
 /**
- * A ControlWriter without a bus: validates and folds each event straight into the
- * given state. For tests of the HTTP layer; processes use ControlPlane.
+ * A writer that can also wait until it has folded every event any process appended
+ * before the call: a decision read from `state` after `catchUp()` sees what another
+ * replica wrote before it (bootstrap, under its lock).
  */
-export function foldingWriter(state: ControlState): ControlWriter {
+export interface SyncedControlWriter extends ControlWriter {
+  catchUp(): Promise<void>
+}
+
+/**
+ * A ControlWriter without a bus: validates and folds each event straight into the
+ * given state (so it is always caught up). For tests of the HTTP layer; processes
+ * use ControlPlane.
+ */
+export function foldingWriter(state: ControlState): SyncedControlWriter {
   let n = 0
   return {
     state,
+    catchUp: async () => {},
     async append(events, actor) {
       for (const e of events) {
         const check = ControlEventPayloads[e.type].safeParse(e.payload)
@@ -40,7 +51,7 @@ export function foldingWriter(state: ControlState): ControlWriter {
  * at ingest as soon as ingest folds the event. Writers get read-your-writes:
  * `append` resolves only once this process has folded what it wrote.
  */
-export class ControlPlane implements ControlWriter {
+export class ControlPlane implements SyncedControlWriter {
   readonly state: ControlState
   private folded = -1n
   private waiters: Array<{ offset: bigint; resolve: () => void }> = []
@@ -52,7 +63,7 @@ export class ControlPlane implements ControlWriter {
 
   static async start(bus: Bus, log: Logger): Promise<ControlPlane> {
     const cp = new ControlPlane(bus, log.child({ component: 'control-plane' }))
-    const end = (await bus.endOffsets(TOPICS.controlEvents)).get(0) ?? '0'
+    const end = await cp.lastOffset()
     cp.sub = await bus.subscribe({
       group: 'control-fold',
       topics: [TOPICS.controlEvents],
@@ -63,9 +74,18 @@ export class ControlPlane implements ControlWriter {
       },
     })
     await cp.sub.ready
-    await cp.waitFor(BigInt(end) - 1n)
+    await cp.waitFor(end)
     cp.log.info({ orgs: cp.state.orgs.size, workspaces: cp.state.workspaces.size, keys: cp.state.apiKeys.size }, 'control state loaded')
     return cp
+  }
+
+  /** Resolves once this process has folded every event appended to the topic before the call. */
+  async catchUp(): Promise<void> {
+    await this.waitFor(await this.lastOffset())
+  }
+
+  private async lastOffset(): Promise<bigint> {
+    return BigInt((await this.bus.endOffsets(TOPICS.controlEvents)).get(0) ?? '0') - 1n
   }
 
   private fold(value: Buffer, offset: bigint) {
