@@ -22,7 +22,7 @@ import { decomposition, semanticDecomposition } from '@svc/engines/decomposition
 import { semanticLayer } from '@svc/engines/semantic/layer'
 import { modelDir } from '@svc/engines/semantic/model-files'
 import type { TraceView } from '@svc/engines/trace-view'
-import { fmt, table } from '../bench/stats.js'
+import { fmt, summarize, table } from '../bench/stats.js'
 
 const { values: args } = parseArgs({ options: { sets: { type: 'string', default: 'old,dev,heldout,alignment,alignment-heldout' } } })
 const wanted = new Set(args.sets!.split(','))
@@ -87,6 +87,21 @@ const sets: Array<[string, string, () => Fixture[], boolean]> = [
 ]
 const misses: string[] = []
 for (const [key, title, load, show] of sets) if (wanted.has(key)) misses.push(...(await report(title, load(), show)))
+// The LLM judge's prompt size per trace, on the development sets, against the loopback fake model server.
+if (wanted.has('llm')) {
+  const { measureLlmCost } = await import('@svc/engines/test-support/eval-llm')
+  const c = await measureLlmCost([...loadFixtures(), ...loadV2('dev')])
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
+  const p95 = (xs: number[]) => summarize(xs).p95
+  process.stdout.write(`\ncontent_reliability with an LLM credential (old set + v2 dev, fake model server): ${c.calls} calls for ${c.traces} traces\n`)
+  table([
+    ['input tokens per call', `mean ${fmt(mean(c.inputTokens))}  p95 ${fmt(p95(c.inputTokens))}  max ${fmt(Math.max(...c.inputTokens))}`],
+    ['output tokens per call', `mean ${fmt(mean(c.outputTokens))}  p95 ${fmt(p95(c.outputTokens))}`],
+    ['prompt characters', `mean ${fmt(mean(c.promptChars))}  p95 ${fmt(p95(c.promptChars))}`],
+    ['whole-evidence prompt (no pre-selection)', `mean ${fmt(mean(c.wholeEvidenceChars))}  p95 ${fmt(p95(c.wholeEvidenceChars))} characters`],
+  ])
+}
+
 process.stdout.write(`\nmisses on the development sets (${misses.length})\n`)
 for (const m of misses) process.stdout.write(`  - ${m}\n`)
 

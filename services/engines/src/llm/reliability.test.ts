@@ -7,7 +7,7 @@ import { requestedSchema } from '../test-support/fake-openai.js'
 import { useFakeLlm } from '../test-support/fake-llm.js'
 import type { TraceView } from '../trace-view.js'
 import { oneLine } from './prompt.js'
-import { llmContentReliability, LLM_SCORER_VERSION, RELIABILITY_LIMITS, reliabilityPrompt } from './reliability.js'
+import { claimsFromAnswer, llmContentReliability, LLM_SCORER_VERSION, RELIABILITY_LIMITS, reliabilityPrompt } from './reliability.js'
 
 const load = (file: string): TraceView => fixtureView(loadFixture(file))
 
@@ -26,7 +26,7 @@ describe('llmContentReliability', () => {
       object: {
         claims: [
           { claim: 1, verdict: 'supported', confidence: 0.92, evidence: 1 },
-          // Passage 42 was never shown for claim 2: no evidence, and "contradicted" cannot stand without it.
+          // Passage 42 was never shown: no evidence, and "contradicted" cannot stand without it.
           { claim: 2, verdict: 'contradicted', confidence: 1.7, evidence: 42 },
           // Claim 99 does not exist.
           { claim: 99, verdict: 'supported', confidence: 0.9, evidence: 1 },
@@ -40,8 +40,8 @@ describe('llmContentReliability', () => {
     expect(sent.body.model).toBe('judge-7')
     expect(sent.headers.authorization).toBe('Bearer sk-judge')
     const text = llm.fake.promptText()
-    expect(text).toContain(`[1] ${oneLine(j.claims[0]!.claim)}`)
-    expect(text).toContain(`  [1] (${first[0]!.evidence.kind}`)
+    expect(text).toContain(`[1] ${oneLine(j.claims[0]!.claim)} (passages: 1`)
+    expect(text).toContain(`[1] (${first[0]!.evidence.kind}`)
     expect(requestedSchema(sent.body)).toMatchObject({ properties: { claims: { type: 'array' } } })
 
     expect(r.trace_id).toBe(view.trace_id)
@@ -69,13 +69,24 @@ describe('llmContentReliability', () => {
 })
 
 describe('reliability prompt', () => {
-  it('grows with the claims, not with the evidence: a few clipped passages per claim', async () => {
+  it('grows with the claims, not with the evidence: each pre-selected passage once, clipped', async () => {
     const j = await judgeTrace(view0, null)
-    const shown = j.claims.map((c, i) => ({ claim: c.claim, passages: rankedStatements(j, i, RELIABILITY_LIMITS.perClaim) }))
-    const prompt = reliabilityPrompt('The answer.', shown)
-    expect(shown.every((c) => c.passages.length <= RELIABILITY_LIMITS.perClaim)).toBe(true)
-    const perClaim = 200 + RELIABILITY_LIMITS.perClaim * (RELIABILITY_LIMITS.passageChars + 10)
-    expect(prompt.length).toBeLessThan(100 + shown.length * perClaim)
+    const selected = j.claims.map((c, i) => ({ claim: c.claim, passages: rankedStatements(j, i, RELIABILITY_LIMITS.perClaim) }))
+    const { prompt, shown, judged } = reliabilityPrompt(selected)
+    expect(selected.every((c) => c.passages.length <= RELIABILITY_LIMITS.perClaim)).toBe(true)
+    expect(new Set(shown).size).toBe(shown.length)
+    expect(shown.length).toBeLessThanOrEqual(selected.length * RELIABILITY_LIMITS.perClaim)
+    expect(prompt.length).toBeLessThan(100 + shown.length * (RELIABILITY_LIMITS.passageChars + 10) + judged.reduce((n, c) => n + c.claim.length + 40, 0))
+  })
+
+  it('never trusts a passage number the claim was not given', () => {
+    const st = (text: string, span_id: string) => ({ evidence: { span_id, text, source: null, kind: 'document' as const }, text, terms: new Map(), pol: new Map(), quantities: [], owner: new Set<string>(), ambiguousOwner: false })
+    const a = st('Passage A.', 'sa')
+    const b = st('Passage B.', 'sb')
+    const { shown, judged } = reliabilityPrompt([{ claim: 'x', passages: [a] }, { claim: 'y', passages: [b] }])
+    const local = judged.map((c) => ({ claim: c.claim, supported: false, confidence: 0.5, evidence_span_id: null, verdict: 'unsupported' as const, source: null }))
+    const out = claimsFromAnswer({ claims: [{ claim: 1, verdict: 'supported', confidence: 0.9, evidence: 2 }, { claim: 2, verdict: 'supported', confidence: 0.9, evidence: 2 }] }, shown, judged, local)
+    expect(out.map((c) => [c.verdict, c.evidence_span_id])).toEqual([['unsupported', null], ['supported', 'sb']])
   })
 })
 

@@ -3,10 +3,10 @@
  * cheap part: it splits the answer into claims and, for each claim, pre-selects
  * the few evidence statements most likely to decide it (the one its own judge
  * chose first, then those sharing most words; rankedStatements in
- * reliability/judgement.ts). The model only judges each claim against its own
- * short list, so a prompt grows with the number of claims, not with the size of
- * the trace's evidence. Every passage number it returns is checked against the
- * list that claim was shown: an unknown number leaves the claim without evidence,
+ * reliability/judgement.ts). The prompt lists those passages once each and every
+ * claim with the numbers of its own, so it grows with the number of claims, not
+ * with the size of the trace's evidence. Every passage number the model returns
+ * is checked against the passages that claim was given: an unknown number leaves the claim without evidence,
  * and a supported/contradicted verdict without evidence becomes unsupported (the
  * grade means "backed by what the agent had", not "true according to the
  * grader"). A claim the model skips keeps the local verdict. Scoring and grade
@@ -29,8 +29,6 @@ export const LLM_SCORER_VERSION = `${SCORER_VERSION}+llm`
 export const ENGINE = 'content_reliability'
 
 export const RELIABILITY_LIMITS = {
-  /** The answer shown for context. */
-  outputChars: 2000,
   /** Passages pre-selected per claim. */
   perClaim: 3,
   /** One passage. */
@@ -54,36 +52,48 @@ export type ReliabilityAnswer = z.infer<typeof reliabilityAnswer>
 
 const SYSTEM = [
   "You audit an AI agent's answer claim by claim against the evidence the agent had during its run.",
-  'Each numbered claim in <claims> comes with its own numbered passages. Judge each claim only against its passages, not against your own knowledge:',
+  'Each numbered claim in <claims> lists the numbers of the <passages> to judge it against. Judge each claim only against those passages, not against your own knowledge:',
   '"supported" if a passage states it (paraphrase, unit and date conversion and simple arithmetic on the passages count), "contradicted" if a passage about the same thing states otherwise, "unsupported" if no passage settles it.',
-  'For each claim give "claim" (its number), "evidence" (the number of the passage within that claim that decides the verdict, or null) and "confidence" between 0 and 1.',
+  'For each claim give "claim" (its number), "evidence" (the number of the passage that decides the verdict, or null) and "confidence" between 0 and 1.',
   'Answer with JSON only: {"claims":[{"claim":number,"verdict":"supported"|"unsupported"|"contradicted","confidence":number,"evidence":number|null}]}.',
   DATA_NOT_INSTRUCTIONS,
 ].join('\n')
 
 const render = (s: Statement) => `(${s.evidence.kind}${s.evidence.source ? `, ${s.evidence.source}` : ''}) ${s.text}`
 
-/** The prompt: the answer for context, then each claim with its pre-selected passages. */
-export function reliabilityPrompt(output: string, claims: Array<{ claim: string; passages: Statement[] }>): string {
-  const L = RELIABILITY_LIMITS
-  const lines = ['<answer>', clip(output, L.outputChars), '</answer>', '<claims>']
-  claims.forEach((c, i) => {
-    lines.push(`[${i + 1}] ${oneLine(c.claim)}`)
-    if (!c.passages.length) lines.push('  (no evidence found for this claim)')
-    c.passages.forEach((p, j) => lines.push(`  [${j + 1}] ${clip(oneLine(render(p)), L.passageChars)}`))
-  })
-  lines.push('</claims>')
-  return lines.join('\n')
+export interface JudgedClaim {
+  claim: string
+  /** The passages this claim may be judged against (1-based numbers into the prompt's list). */
+  passages: number[]
 }
 
-/** The model's verdicts on the claims, every number checked; claims it skipped keep `fallback`. */
-export function claimsFromAnswer(answer: ReliabilityAnswer, shown: Array<{ claim: string; passages: Statement[] }>, fallback: Claim[]): Claim[] {
+/**
+ * The prompt: each pre-selected passage once, numbered, then each claim with the
+ * numbers of its own passages. It grows with the claims and their few passages,
+ * never with the size of the trace's evidence.
+ */
+export function reliabilityPrompt(claims: Array<{ claim: string; passages: Statement[] }>): { prompt: string; shown: Statement[]; judged: JudgedClaim[] } {
+  const L = RELIABILITY_LIMITS
+  const shown: Statement[] = []
+  const number = new Map<Statement, number>()
+  const judged = claims.map((c) => ({
+    claim: c.claim,
+    passages: c.passages.map((p) => number.get(p) ?? (shown.push(p), number.set(p, shown.length), shown.length)),
+  }))
+  const lines = ['<passages>', ...shown.map((p, i) => `[${i + 1}] ${clip(oneLine(render(p)), L.passageChars)}`), '</passages>', '<claims>']
+  judged.forEach((c, i) => lines.push(`[${i + 1}] ${oneLine(c.claim)} (passages: ${c.passages.join(', ') || 'none'})`))
+  lines.push('</claims>')
+  return { prompt: lines.join('\n'), shown, judged }
+}
+
+/** The model's verdicts, every number checked (a passage must be one the claim was given); claims it skipped keep `fallback`. */
+export function claimsFromAnswer(answer: ReliabilityAnswer, shown: Statement[], judged: JudgedClaim[], fallback: Claim[]): Claim[] {
   const out = [...fallback]
   for (const a of answer.claims) {
     const i = Number.isInteger(a.claim) ? a.claim - 1 : -1
-    const c = shown[i]
+    const c = judged[i]
     if (!c) continue
-    const ev = pick(c.passages, a.evidence)?.evidence ?? null
+    const ev = typeof a.evidence === 'number' && c.passages.includes(a.evidence) ? (pick(shown, a.evidence)?.evidence ?? null) : null
     const verdict = ev ? a.verdict : 'unsupported'
     out[i] = {
       claim: c.claim,
@@ -109,10 +119,10 @@ export async function llmContentReliability(view: TraceView, client: LlmClient, 
     verdict: judgement.verdict,
     source: judgement.evidence?.source ?? null,
   }))
-  const shown = j.claims.slice(0, RELIABILITY_LIMITS.maxClaims).map((c, i) => ({ claim: c.claim, passages: rankedStatements(j, i, RELIABILITY_LIMITS.perClaim) }))
-  const prompt = reliabilityPrompt(j.answer.text, shown)
+  const selected = j.claims.slice(0, RELIABILITY_LIMITS.maxClaims).map((c, i) => ({ claim: c.claim, passages: rankedStatements(j, i, RELIABILITY_LIMITS.perClaim) }))
+  const { prompt, shown, judged } = reliabilityPrompt(selected)
   const res = await client.generate(reliabilityAnswer, { system: SYSTEM, prompt, maxOutputTokens: RELIABILITY_LIMITS.maxOutputTokens }, ENGINE)
-  const claims = claimsFromAnswer(res.object, shown, local.slice(0, RELIABILITY_LIMITS.maxClaims))
+  const claims = claimsFromAnswer(res.object, shown, judged, local.slice(0, RELIABILITY_LIMITS.maxClaims))
   const { score, grade } = scoreClaims(claims)
   return { trace_id: view.trace_id, grade, score, claims, scorer_version: LLM_SCORER_VERSION }
 }
