@@ -137,15 +137,18 @@ export function TracesPage() {
   )
 }
 
-/** Traces per day over the last two weeks (GET /usage/timeseries), above the list; nothing when it cannot be read. */
+/**
+ * Traces per day over the last two weeks (GET /usage/timeseries), read when opened:
+ * the list is what the page is for, and must not wait behind a roll-up query.
+ */
 function Activity({ base }: { base: string }) {
-  const series = useApi<{ points: Array<{ ts: string; trace_count: number }> }>(`${base}/usage/timeseries`, { days: 14 })
-  const points = series.data?.points ?? []
-  if (points.length === 0) return null
+  const [open, setOpen] = useState(false)
+  const series = useApi<{ points: Array<{ ts: string; trace_count: number }> }>(open ? `${base}/usage/timeseries` : null, { days: 14 })
   return (
-    <details class="activity">
+    <details class="activity" onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>Traces per day, last 14 days</summary>
-      <SeriesChart title="Traces per day, last 14 days" height={120} points={points.map((p) => ({ label: p.ts.slice(5, 10), value: p.trace_count }))} format={fmtCount} />
+      {series.error && <ErrorMessage error={series.error} onRetry={series.reload} />}
+      {series.data && <SeriesChart title="Traces per day, last 14 days" height={120} points={series.data.points.map((p) => ({ label: p.ts.slice(5, 10), value: p.trace_count }))} format={fmtCount} />}
     </details>
   )
 }
@@ -161,8 +164,9 @@ function EmptyList({ filters }: { filters: TraceFilters }) {
 }
 
 function Filters({ filters, onChange, base }: { filters: TraceFilters; onChange(f: TraceFilters): void; base: string }) {
-  // Projects seen this month, as suggestions for the project filter; the list works without them.
-  const projects = useApi<{ data: { by_project: Array<{ project_id: string }> } }>(`${base}/usage/summary`, { period: 'month' })
+  // Projects seen this month, as suggestions for the project filter, read once the field is used; the filter works without them.
+  const [suggest, setSuggest] = useState(false)
+  const projects = useApi<{ data: { by_project: Array<{ project_id: string }> } }>(suggest ? `${base}/usage/summary` : null, { period: 'month' })
   const [project, setProject] = useState(filters.project)
   useEffect(() => setProject(filters.project), [filters.project])
   return (
@@ -198,7 +202,7 @@ function Filters({ filters, onChange, base }: { filters: TraceFilters; onChange(
       )}
       <label>
         Project
-        <input type="search" list="projects" value={project} placeholder="any" onInput={(e) => setProject(e.currentTarget.value)} onChange={(e) => onChange({ ...filters, project: e.currentTarget.value.trim() })} />
+        <input type="search" list="projects" value={project} placeholder="any" onFocus={() => setSuggest(true)} onInput={(e) => setProject(e.currentTarget.value)} onChange={(e) => onChange({ ...filters, project: e.currentTarget.value.trim() })} />
         <datalist id="projects">
           {(projects.data?.data.by_project ?? []).map((p) => (
             <option key={p.project_id} value={p.project_id} />
