@@ -47,6 +47,8 @@ export const ConfigSchema = z
     CLICKHOUSE_USER: z.string().default('default'),
     CLICKHOUSE_PASSWORD: z.string().default(''),
     CLICKHOUSE_DATABASE: z.string().default('default'),
+    /** A server cluster (remote_servers) to create the tables on: Replicated* locals, Distributed tables over them (store/cluster.ts). */
+    CLICKHOUSE_CLUSTER: optionalString,
     // ClickHouse's HTTP interface over the embedded store (the all-in-one and `pnpm start:clickhouse`): analysts'
     // tools, and the CLICKHOUSE_URL of every process in the multi-process shape. Loopback unless told otherwise.
     SVC_CLICKHOUSE_HTTP_HOST: z.string().default('127.0.0.1'),

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import type { Logger } from '../log.js'
 import { insertRows, insertSeconds } from '../metrics.js'
+import type { ClusterTarget } from './cluster.js'
 import type { QueryOptions, QueryParams, Store } from './types.js'
 
 function settingsOf(opts: QueryOptions | undefined): ClickHouseSettings | undefined {
@@ -38,7 +39,7 @@ const sqlLiteral = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\
  * Under chdb, per-call settings are applied with SET on the one session and so
  * outlive the call; pass only settings that are harmless to keep (log_comment is).
  */
-export function clickhouseStore(client: ClickHouseClient, kind: 'server' | 'chdb', log: Logger, opts: { insertDir?: string } = {}): Store {
+export function clickhouseStore(client: ClickHouseClient, kind: 'server' | 'chdb', log: Logger, opts: { insertDir?: string; cluster?: ClusterTarget } = {}): Store {
   let closed = false
   // chdb takes an inline INSERT's data as part of the statement text, which its SQL
   // front end scans before the format parser sees it; INSERT ... FROM INFILE hands
@@ -54,6 +55,7 @@ export function clickhouseStore(client: ClickHouseClient, kind: 'server' | 'chdb
   }
   return {
     kind,
+    ...(opts.cluster ? { cluster: opts.cluster } : {}),
     async query<Row = Record<string, unknown>>(sql: string, params?: QueryParams, opts?: QueryOptions): Promise<Row[]> {
       try {
         const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow', clickhouse_settings: settingsOf(opts) })

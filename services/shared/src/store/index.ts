@@ -5,6 +5,7 @@ import { createChdbConnection } from 'chdb/connection'
 import type { Config } from '../config.js'
 import { redactUrl, type Logger } from '../log.js'
 import { clickhouseStore } from './client.js'
+import { clusterLiteral } from './cluster.js'
 import type { Store } from './types.js'
 
 export type { Store } from './types.js'
@@ -38,16 +39,24 @@ export async function createStore(config: Config, log: Logger): Promise<Store> {
   const storeLog = log.child({ component: 'store' })
   if (config.CLICKHOUSE_URL) {
     const auth = { url: config.CLICKHOUSE_URL, username: config.CLICKHOUSE_USER, password: config.CLICKHOUSE_PASSWORD }
+    const cluster = config.CLICKHOUSE_CLUSTER ? { cluster: config.CLICKHOUSE_CLUSTER, database: config.CLICKHOUSE_DATABASE } : undefined
+    // On a cluster an insert into a Distributed table must return only once its shards
+    // stored the rows (commit after flush), not once they are queued on this node.
+    const settings: ClickHouseSettings = cluster ? { ...COMMON_SETTINGS, distributed_foreground_insert: 1 } : COMMON_SETTINGS
     // The database must exist before a client bound to it can run anything.
-    const bootstrap = createClient({ ...auth, clickhouse_settings: COMMON_SETTINGS })
+    const bootstrap = createClient({ ...auth, clickhouse_settings: settings })
     try {
-      await bootstrap.command({ query: 'CREATE DATABASE IF NOT EXISTS {db:Identifier}', query_params: { db: config.CLICKHOUSE_DATABASE } })
+      // ON CLUSTER takes no query parameter: the operator's cluster name goes in as a quoted literal.
+      await bootstrap.command({
+        query: `CREATE DATABASE IF NOT EXISTS {db:Identifier}${cluster ? ` ON CLUSTER ${clusterLiteral(cluster.cluster)}` : ''}`,
+        query_params: { db: config.CLICKHOUSE_DATABASE },
+      })
     } finally {
       await bootstrap.close()
     }
-    const client = createClient({ ...auth, database: config.CLICKHOUSE_DATABASE, clickhouse_settings: COMMON_SETTINGS })
-    storeLog.info({ url: redactUrl(config.CLICKHOUSE_URL), database: config.CLICKHOUSE_DATABASE }, 'store: ClickHouse server')
-    return clickhouseStore(client, 'server', storeLog)
+    const client = createClient({ ...auth, database: config.CLICKHOUSE_DATABASE, clickhouse_settings: settings })
+    storeLog.info({ url: redactUrl(config.CLICKHOUSE_URL), database: config.CLICKHOUSE_DATABASE, cluster: cluster?.cluster }, 'store: ClickHouse server')
+    return clickhouseStore(client, 'server', storeLog, { cluster })
   }
   const path = chdbDataPath(config)
   mkdirSync(path, { recursive: true })

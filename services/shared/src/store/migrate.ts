@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Logger } from '../log.js'
+import { renderForCluster } from './cluster.js'
 import type { Store } from './types.js'
 
 /** <repo>/clickhouse, found from this file so migrations run the same from any cwd. */
@@ -63,7 +64,9 @@ export function readMigrations(dir: string = MIGRATIONS_DIR): MigrationFile[] {
  * statements and its record) just repeat harmless work.
  */
 export async function migrate(store: Store, log: Logger, dir: string = MIGRATIONS_DIR): Promise<string[]> {
-  await store.command(
+  // On a cluster every statement is rendered for it (store/cluster.ts); the files and their checksums stay the same.
+  const render = (sql: string) => (store.cluster ? renderForCluster(sql, store.cluster) : [sql])
+  for (const sql of render(
     `CREATE TABLE IF NOT EXISTS schema_migrations
 (
     version    UInt32               COMMENT 'Number prefix of the migration file',
@@ -74,9 +77,8 @@ export async function migrate(store: Store, log: Logger, dir: string = MIGRATION
 ENGINE = ReplacingMergeTree(applied_at)
 ORDER BY version
 COMMENT 'Applied clickhouse/ migration files, one row per version.'`,
-    {},
-    { tag: 'migrate' },
-  )
+  ))
+    await store.command(sql, {}, { tag: 'migrate' })
   const applied = await store.query<{ version: number; checksum: string }>(
     'SELECT version, argMax(checksum, applied_at) AS checksum FROM schema_migrations GROUP BY version',
     {},
@@ -91,7 +93,7 @@ COMMENT 'Applied clickhouse/ migration files, one row per version.'`,
       if (previous !== m.checksum) log.warn({ file: m.file }, 'applied migration file changed since it ran; add a new migration instead')
       continue
     }
-    for (const sql of m.statements) await store.command(sql, {}, { tag: `migrate.${m.file}` })
+    for (const sql of m.statements.flatMap(render)) await store.command(sql, {}, { tag: `migrate.${m.file}` })
     await store.insert(
       'schema_migrations',
       [{ version: m.version, name: m.name, checksum: m.checksum, applied_at: String(Date.now()) }],

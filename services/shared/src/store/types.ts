@@ -6,6 +6,8 @@
  * Every statement takes its values as {name:Type} query parameters; nothing is
  * spliced into SQL text.
  */
+import type { ClusterTarget } from './cluster.js'
+
 export type QueryParams = Record<string, unknown>
 
 export interface QueryOptions {
@@ -16,6 +18,8 @@ export interface QueryOptions {
 
 export interface Store {
   readonly kind: 'server' | 'chdb'
+  /** Set when the tables live on a cluster (CLICKHOUSE_CLUSTER): migrations are rendered for it (store/cluster.ts). */
+  readonly cluster?: ClusterTarget
   query<Row = Record<string, unknown>>(sql: string, params?: QueryParams, opts?: QueryOptions): Promise<Row[]>
   command(sql: string, params?: QueryParams, opts?: QueryOptions): Promise<void>
   insert<Row extends Record<string, unknown>>(table: string, rows: Row[], opts?: QueryOptions): Promise<void>
