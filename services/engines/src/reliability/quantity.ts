@@ -186,7 +186,7 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
   },
   // money: $4.82 billion, €22.50, EUR 22.50, 24.8p, 126 dollars, 16 euros
   {
-    re: new RegExp(`(?:(?:([$€£¥₹])|\\b(USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|SEK|NOK|DKK|PLN|MXN)\\s?)${NUM}(?:\\s?(k|thousand|million|mn|m|billion|bn|b)\\b)?|${NUM}(?:\\s?(thousand|million|billion|bn))?\\s?(USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|SEK|NOK|DKK|PLN|MXN|dollars?|euros?|yen|cents?|pence|p)\\b)(?:\\s?(?:a|an|per|each|/)\\s?([a-z]+)\\b)?`, 'gi'),
+    re: new RegExp(`(?:(?:([$€£¥₹])|\\b(USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|SEK|NOK|DKK|PLN|MXN)\\s?)${NUM}(?:\\s?(k|thousand|million|mn|m|billion|bn|b)\\b)?|${NUM}(?:\\s?(thousand|million|billion|bn))?\\s?(USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|SEK|NOK|DKK|PLN|MXN|dollars?|euros?|yen|cents?|pence|p)\\b)(?:\\s?(?:(?:a|an|per|each)\\s|/\\s?)([a-z]+)\\b)?`, 'gi'),
     read: (m) => {
       const raw = m[3] ?? m[5]!
       const scale = SCALE[(m[4] ?? m[6] ?? '').toLowerCase()] ?? 1

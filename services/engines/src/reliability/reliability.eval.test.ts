@@ -30,7 +30,7 @@ describe('content_reliability evaluation (development sets)', () => {
     const x = figures(oldEval.all)
     console.log(`old set: ${oldEval.all.claims} claims; supported P ${x.supportedPrecision.toFixed(3)} R ${x.supportedRecall.toFixed(3)}; sources ${oldEval.sourcesCorrect}/${oldEval.sourcesLabelled}`)
     expect(x.supportedPrecision).toBeGreaterThanOrEqual(0.95)
-    expect(x.supportedRecall).toBeGreaterThanOrEqual(0.64)
+    expect(x.supportedRecall).toBeGreaterThanOrEqual(0.7)
     // The old labels call a source that backs one claim and contradicts another verified; v2 (and the engine) call it contradicted.
     expect(oldEval.sourcesCorrect / oldEval.sourcesLabelled).toBeGreaterThanOrEqual(0.65)
   })

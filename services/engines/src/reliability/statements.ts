@@ -47,13 +47,26 @@ const KEY_UNITS: Record<string, string> = {
   tb: 'TB', kib: 'KiB', mib: 'MiB', gib: 'GiB', pct: '%', percent: '%', c: '°C', f: '°F', celsius: '°C', fahrenheit: '°F',
 }
 
-const keyWords = (k: string) => k.replace(/([a-z])([A-Z])/g, '$1 $2').split(/[_\s.-]+/).filter(Boolean).map((w) => w.toLowerCase())
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
+/** A key that is a month or a date ("2026-09") reads as one ("September 2026"), not as two numbers. */
+const dateKey = (k: string) => k.replace(/\b(\d{4})-(0[1-9]|1[0-2])(?:-(\d{2}))?\b/g, (_, y: string, m: string, d?: string) => `${MONTH_NAMES[Number(m) - 1]}${d ? ` ${Number(d)}` : ''} ${y}`)
+const keyWords = (k: string) => dateKey(k).replace(/([a-z])([A-Z])/g, '$1 $2').split(/[_\s.-]+/).filter(Boolean).map((w) => w.toLowerCase())
+/** Key words as the fact's text shows them: without the unit and currency words (the value carries them) or bare numbers. */
+const keyText = (k: string) => keyWords(k).filter((w) => !CURRENCY_KEYS[w] && !KEY_UNITS[w] && w !== 'p' && !/^\d+$/.test(w)).join(' ')
 
 /** A JSON leaf as the words and quantity a person would write: 25 with key duration_min → "25 min". */
 function leafText(key: string, v: unknown, parent = ''): string {
   if (typeof v !== 'number') return String(v)
   const words = keyWords(key)
   // A currency named by the key or by the object it sits in ("totals_usd": {"2026-09": 6870.12}).
+  // A rate: "p_per_kwh", "usd_per_night", "fee_per_day" → a price per unit, "7.5p per kwh".
+  const per = words.indexOf('per')
+  if (per > 0 && per < words.length - 1) {
+    const unit = words.slice(per + 1).filter((w) => !CURRENCY_KEYS[w]).join(' ')
+    if (words[per - 1] === 'p' || words[per - 1] === 'pence') return `${v}p per ${unit}`
+    const c = [...words, ...keyWords(parent)].map((w) => CURRENCY_KEYS[w]).find(Boolean)
+    return c ? `${c} ${v} per ${unit}` : `${v} per ${unit}`
+  }
   const cur = [...words, ...keyWords(parent)].map((w) => CURRENCY_KEYS[w]).find(Boolean)
   if (cur) return `${cur} ${v}`
   const last = words[words.length - 1] ?? ''
@@ -165,7 +178,7 @@ function walk(ctx: Ctx, v: unknown, path: string[], owners: string[], ambiguous:
         continue
       }
       if (child === null || child === undefined) continue
-      const words = keyWords([...path.slice(-1), k].join(' ')).join(' ')
+      const words = keyText([...path.slice(-1), k].join(' '))
       if (typeof child === 'boolean') {
         // A JSON false denies its key: "insured": false states "not insured".
         const parent = path[path.length - 1]

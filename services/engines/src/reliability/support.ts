@@ -246,7 +246,8 @@ function derivable(q: Quantity, evidenceQ: Quantity[], extraQ: Quantity[], answe
           if (hit(a.value * b.value) || (cur(a) !== q.unit && hit(a.value / b.value))) return true
         }
       }
-      if (q.dim === 'percent' && a.dim === b.dim && a.dim !== 'percent' && a.dim !== 'date' && b.value) {
+      // A share or a change in percent, of figures on the claim's topic only.
+      if (q.dim === 'percent' && inSum.has(a) && inSum.has(b) && a.dim === b.dim && a.dim !== 'percent' && a.dim !== 'date' && b.value) {
         if (hit((a.value / b.value) * 100) || hit(((a.value - b.value) / b.value) * 100)) return true
       }
       if (q.dim === 'duration' && a.dim === 'date' && b.dim === 'date' && a.hasYear && b.hasYear) {
@@ -420,7 +421,8 @@ function judgeWith(c: Claim, ctx: JudgeContext): Judgement {
     const ev = rel.s?.evidence ?? bestStatement(c, usable, ctx)?.evidence ?? null
     if (!rel.holds && ev) return { verdict: 'contradicted', confidence: CONFIDENCE.relation, evidence: ev, rule: 'relation-false' }
     if (rel.holds && figures && ev) return { verdict: 'supported', confidence: CONFIDENCE.relation, evidence: ev, rule: 'relation' }
-  } else if (COMPARATIVE.test(c.text) || (SUPERLATIVE.test(c.text) && /\b(?:first|cheapest|earliest|latest|largest|highest|lowest)\b/i.test(c.text))) {
+  } else if (COMPARATIVE.test(c.text)) {
+    // A comparison that could not be read is not taken as true because its figures appear.
     return { verdict: 'unsupported', confidence: CONFIDENCE.weak, evidence: null, rule: 'relation-unread' }
   }
 
