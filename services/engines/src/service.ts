@@ -130,6 +130,8 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
     close: async () => {
       unsubscribe()
       await Promise.all(subs.map((s) => s.close()))
+      // The model's thread ends once its work is done: the process may exit next, and an exit mid-inference aborts it.
+      await semantic.close()
     },
   }
 }

@@ -1,6 +1,8 @@
 /**
  * The semantic layer of a process: the local sentence model, loaded once and lazily
- * (on the first engine run that needs it), shared by every engine in the process.
+ * (on the first engine run that needs it), shared by every engine in the process, and
+ * run in a worker thread of its own (threaded-model.ts) so inference never blocks the
+ * event loop that ingest and assembly share in the one-process deployment.
  * If it cannot load (files missing, a checksum that does not match, a runtime error)
  * `embedder()` answers null for the life of the process: the engines then run their
  * lexical algorithms and say so (analysis_mode `deterministic-lexical`), and the
@@ -9,7 +11,8 @@
  */
 import type { SemanticModelStatus } from '@svc/shared/domain/semantic-model'
 import { MODEL_LABEL } from './model-files.js'
-import { SentenceModel, type SentenceModelOptions } from './sentence-model.js'
+import type { SentenceModelOptions } from './sentence-model.js'
+import { ThreadedSentenceModel } from './threaded-model.js'
 import type { Embedder } from './types.js'
 
 export interface SemanticLayer {
@@ -18,13 +21,18 @@ export interface SemanticLayer {
   status(): SemanticModelStatus
   /** Calls `fn` with the status once the load settles (at once when it has); returns the unsubscribe. */
   subscribe(fn: (status: SemanticModelStatus) => void): () => void
+  /**
+   * Lets the model's work finish and ends its thread, before a process exits (ending
+   * it mid-inference would abort the process). The next use starts the thread again.
+   */
+  close(): Promise<void>
 }
 
 const layers = new Map<string, SemanticLayer>()
 
 function createLayer(dir: string, opts: SentenceModelOptions): SemanticLayer {
   let status: SemanticModelStatus = { status: 'not_loaded', model: MODEL_LABEL, reason: '', checked_at_ms: 0 }
-  let loading: Promise<Embedder | null> | null = null
+  let loading: Promise<ThreadedSentenceModel | null> | null = null
   const listeners = new Set<(s: SemanticModelStatus) => void>()
   const settle = (s: SemanticModelStatus) => {
     status = s
@@ -38,10 +46,10 @@ function createLayer(dir: string, opts: SentenceModelOptions): SemanticLayer {
       return () => listeners.delete(fn)
     },
     embedder() {
-      loading ??= SentenceModel.load(dir, opts).then(
+      loading ??= ThreadedSentenceModel.load(dir, opts).then(
         (m) => {
           settle({ status: 'loaded', model: MODEL_LABEL, reason: '', checked_at_ms: Date.now() })
-          return m as Embedder
+          return m
         },
         (err: unknown) => {
           const reason = `${err instanceof Error ? err.message : String(err)} (model directory ${dir}; \`pnpm fetch:model\` fetches it)`.slice(0, 1000)
@@ -50,6 +58,9 @@ function createLayer(dir: string, opts: SentenceModelOptions): SemanticLayer {
         },
       )
       return loading
+    },
+    async close() {
+      await (await loading)?.release()
     },
   }
 }
