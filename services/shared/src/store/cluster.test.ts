@@ -7,6 +7,8 @@ import { createLogger } from '../log.js'
 import { SHARDING, renderForCluster, type ClusterTarget } from './cluster.js'
 import { createStore } from './index.js'
 import { migrate, readMigrations } from './migrate.js'
+import { deleteChunks, deleteChunksOfModel } from './queries/alignment.js'
+import { deleteExpired } from './queries/retention.js'
 import type { Store } from './types.js'
 
 const log = createLogger({ level: 'silent' })
@@ -107,5 +109,26 @@ describe('clustered migrations', () => {
     expect(applied.length).toBe(readMigrations().length)
     expect(ran[0]).toContain("CREATE TABLE IF NOT EXISTS schema_migrations ON CLUSTER 'svc_cluster'")
     expect(ran.slice(1)).toEqual(rendered().flatMap((r) => r.out))
+  })
+  it('deletes (retention sweep, alignment passages) mutate the local tables ON CLUSTER, and ClickHouse parses them', async () => {
+    const ran: string[] = []
+    const fake: Store = {
+      kind: 'server',
+      cluster: C,
+      query: async <Row>() => [] as Row[],
+      command: async (sql: string) => void ran.push(sql),
+      insert: async () => {},
+      close: async () => {},
+    }
+    const ws = '00000000-0000-4000-8000-000000000001'
+    await deleteExpired(fake, ws, Date.UTC(2026, 0, 1))
+    await deleteChunks(fake, ws, 'doc-1')
+    await deleteChunksOfModel(fake, ws, 'doc-1', 'hash-uni-bigram-256')
+    expect(ran.length).toBeGreaterThan(5)
+    for (const sql of ran) {
+      expect(sql).toMatch(/^(?:DELETE FROM|ALTER TABLE) \w+_local ON CLUSTER 'svc_cluster' (?:WHERE|DELETE WHERE)/)
+      const [row] = await store.query<{ f: string }>('SELECT formatQuery({q:String}) AS f', { q: sql })
+      expect(row!.f).toMatch(/_local ON CLUSTER '?svc_cluster'?\s/)
+    }
   })
 })

@@ -71,6 +71,17 @@ const quote = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'
 export const clusterLiteral = quote
 const onCluster = (c: ClusterTarget) => `ON CLUSTER ${quote(c.cluster)}`
 
+/**
+ * What a DELETE (lightweight or ALTER ... DELETE) names: the table itself, or on a
+ * cluster its local tables on every node (a Distributed table takes no mutation).
+ * Subqueries in the WHERE keep reading the Distributed tables, so each shard
+ * decides with the whole picture.
+ */
+export function mutationTarget(table: string, c: ClusterTarget | undefined): string {
+  known(table)
+  return c && sharded(table) ? `${table}_local ${onCluster(c)}` : c ? `${table} ${onCluster(c)}` : table
+}
+
 /** `Engine(args)` -> `ReplicatedEngine('<path>', '{replica}', args)`. */
 function replicatedEngine(sql: string, path: string): string {
   return sql.replace(/ENGINE\s*=\s*(\w*)MergeTree(?:\(([^()]*)\))?/, (_m, family: string, args: string | undefined) => {

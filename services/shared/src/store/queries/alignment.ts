@@ -3,6 +3,7 @@
  * 0016_create_alignment_flags_v1.sql): document states, embedded passages and
  * their top-k search by cosine distance, and the flags the API serves.
  */
+import { mutationTarget } from '../cluster.js'
 import type { Store } from '../types.js'
 import { tracesWithinRetention } from './retention.js'
 
@@ -108,7 +109,7 @@ export async function insertChunks(store: Store, rows: ChunkRow[]): Promise<void
 
 /** Deletes a document's passages (a mutation; searches already ignore a deleted document). */
 export async function deleteChunks(store: Store, workspaceId: string, docId: string): Promise<void> {
-  await store.command('ALTER TABLE alignment_chunks_v1 DELETE WHERE workspace_id = {ws:UUID} AND doc_id = {doc:String}', { ws: workspaceId, doc: docId }, { tag: 'alignment.delete-chunks' })
+  await store.command(`ALTER TABLE ${mutationTarget('alignment_chunks_v1', store.cluster)} DELETE WHERE workspace_id = {ws:UUID} AND doc_id = {doc:String}`, { ws: workspaceId, doc: docId }, { tag: 'alignment.delete-chunks' })
 }
 
 const EMBEDDED_DOCS = `SELECT doc_id FROM alignment_documents_v1 WHERE workspace_id = {ws:UUID} GROUP BY doc_id HAVING argMax(status, version) = 'embedded'`
@@ -137,7 +138,7 @@ GROUP BY chunk_index ORDER BY chunk_index`,
 /** Deletes the passages one model made of a document (after it was re-embedded with another). */
 export async function deleteChunksOfModel(store: Store, workspaceId: string, docId: string, model: string): Promise<void> {
   await store.command(
-    'ALTER TABLE alignment_chunks_v1 DELETE WHERE workspace_id = {ws:UUID} AND doc_id = {doc:String} AND embedding_model = {model:String}',
+    `ALTER TABLE ${mutationTarget('alignment_chunks_v1', store.cluster)} DELETE WHERE workspace_id = {ws:UUID} AND doc_id = {doc:String} AND embedding_model = {model:String}`,
     { ws: workspaceId, doc: docId, model },
     { tag: 'alignment.delete-model-chunks' },
   )

@@ -9,6 +9,7 @@
  * trace_sources_v1, engine runs) hold neither text nor trace ids and outlive the
  * window by design.
  */
+import { mutationTarget } from '../cluster.js'
 import type { Store } from '../types.js'
 
 /**
@@ -88,10 +89,10 @@ export async function countExpired(store: Store, workspaceId: string, cutoffMs: 
 export async function deleteExpired(store: Store, workspaceId: string, cutoffMs: number): Promise<void> {
   const params = { ws: workspaceId, cutoff: String(cutoffMs) }
   for (const [table, at] of Object.entries(PER_TRACE_TABLES))
-    await store.command(`DELETE FROM ${table} WHERE workspace_id = {ws:UUID} AND ${expiredRowsOf(table as PerTraceTable, at)}`, params, { tag: `retention.delete-${table}` })
-  await store.command(`DELETE FROM spans_v1 WHERE ${EXPIRED_SPANS}`, params, { tag: 'retention.delete-spans' })
-  await store.command(`DELETE FROM traces_v1 WHERE workspace_id = {ws:UUID} AND trace_id IN (${EXPIRED_TRACES})`, params, { tag: 'retention.delete-traces' })
-  await store.command(`DELETE FROM dead_letters_v1 WHERE ${EXPIRED_DEAD_LETTERS}`, params, { tag: 'retention.delete-dead-letters' })
+    await store.command(`DELETE FROM ${mutationTarget(table, store.cluster)} WHERE workspace_id = {ws:UUID} AND ${expiredRowsOf(table as PerTraceTable, at)}`, params, { tag: `retention.delete-${table}` })
+  await store.command(`DELETE FROM ${mutationTarget('spans_v1', store.cluster)} WHERE ${EXPIRED_SPANS}`, params, { tag: 'retention.delete-spans' })
+  await store.command(`DELETE FROM ${mutationTarget('traces_v1', store.cluster)} WHERE workspace_id = {ws:UUID} AND trace_id IN (${EXPIRED_TRACES})`, params, { tag: 'retention.delete-traces' })
+  await store.command(`DELETE FROM ${mutationTarget('dead_letters_v1', store.cluster)} WHERE ${EXPIRED_DEAD_LETTERS}`, params, { tag: 'retention.delete-dead-letters' })
 }
 
 /**
