@@ -51,3 +51,51 @@ export async function launchBrowser(opts: { viewport?: { width: number; height: 
     },
   }
 }
+
+export const FIREFOX = process.env.SVC_FIREFOX ?? '/usr/bin/firefox-esr'
+
+/**
+ * Debian's Firefox ESR (`apt-get install firefox-esr`) driven by puppeteer-core over
+ * WebDriver BiDi, headless, in a fresh profile, with the services that would call
+ * out (updates, telemetry, safe browsing, captive-portal and connectivity checks,
+ * remote settings) switched off.
+ */
+export async function launchFirefox(): Promise<{ browser: import('puppeteer-core').Browser; problems: string[]; newPage(): Promise<import('puppeteer-core').Page>; close(): Promise<void> }> {
+  const puppeteer = (await import('puppeteer-core')).default
+  const profile = mkdtempSync(join(tmpdir(), 'svc-firefox-'))
+  const browser = await puppeteer.launch({
+    browser: 'firefox',
+    executablePath: FIREFOX,
+    headless: true,
+    userDataDir: profile,
+    extraPrefsFirefox: {
+      'app.update.enabled': false,
+      'browser.safebrowsing.malware.enabled': false,
+      'browser.safebrowsing.phishing.enabled': false,
+      'browser.search.update': false,
+      'datareporting.healthreport.uploadEnabled': false,
+      'extensions.update.enabled': false,
+      'network.captive-portal-service.enabled': false,
+      'network.connectivity-service.enabled': false,
+      'services.settings.server': 'http://127.0.0.1:9/',
+      'toolkit.telemetry.enabled': false,
+    },
+  })
+  const problems: string[] = []
+  return {
+    browser,
+    problems,
+    newPage: async () => {
+      const page = await browser.newPage()
+      page.on('console', (m) => {
+        if (m.type() === 'error') problems.push(`console error: ${m.text()}`)
+      })
+      page.on('pageerror', (e) => problems.push(`page error: ${String(e)}`))
+      return page
+    },
+    close: async () => {
+      await browser.close()
+      rmSync(profile, { recursive: true, force: true })
+    },
+  }
+}
