@@ -92,12 +92,18 @@ async function ensureInitialEntities(control: ControlWriter, config: Config, log
     // Printed once, on the start that created them; the file keeps them afterwards.
     process.stdout.write(
       `\n  First start: generated credentials (also in ${file}, mode 0600)\n` +
-        (generated.user_password ? `    owner login   ${generated.user_email} / ${generated.user_password}\n` : '') +
+        (generated.user_password ? `    owner login   ${generated.user_email} / ${generated.user_password}   (the web console: ${consoleUrl(config)})\n` : '') +
         (generated.api_key ? `    API key       ${generated.api_key}   (org ${orgSlug}, workspace ${wsSlug}, project ${projectId})\n` : '') +
         '\n',
     )
   }
   return generated
+}
+
+/** Where a browser on this machine opens the console (the api's port; a wildcard host is reached on loopback). */
+function consoleUrl(config: Config): string {
+  const host = config.SVC_HOST === '0.0.0.0' || config.SVC_HOST === '::' ? '127.0.0.1' : config.SVC_HOST
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.SVC_API_PORT}/`
 }
 
 function hasKeys(control: ControlWriter, wsId: string): boolean {
