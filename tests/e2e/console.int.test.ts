@@ -128,7 +128,8 @@ describe('web console (Chromium)', () => {
     await shot('trace-evidence')
     for (const tab of ['decisions', 'decomposition', 'sources', 'optimization', 'alignment']) {
       await page.click(`#tab-${tab}`)
-      await page.waitForSelector(`#panel-${tab} :is(table, svg, p, ol)`)
+      // The tab's content (or its "not computed yet" note), not its loading line.
+      await page.waitForSelector(`#panel-${tab} :is(table, svg, blockquote, .empty, [role=alert])`)
       await shot(`trace-${tab}`)
     }
     expect(browser.problems).toEqual([])
