@@ -4,8 +4,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { exited, freePort, spawnAllInOne, waitForHealth } from '../support/process.js'
 import { operatorSecrets } from '../support/secrets.js'
-import { eventually } from '../support/stack.js'
-import { agentTrace, otlpEnvelope } from '../support/traces.js'
+import { expectAckedSpansStored, sendTraces } from '../support/acked-spans.js'
 import { loadConfig } from '@svc/shared/config'
 import { createLogger } from '@svc/shared/log'
 import { createStore } from '@svc/shared/store/index'
@@ -14,8 +13,6 @@ import type { TestJson } from '@svc/shared/test-support/json'
 
 const KEY = 'dr_crashTestKey000000000000000000000000001'
 const TRACES = '/v1/observ/orgs/crash/workspaces/w/traces'
-
-interface Sent { traceId: string; spans: Array<Record<string, TestJson>>; ackedSpanIds: Set<string> }
 
 /**
  * SIGKILL the all-in-one process while clients are sending: every span that got a
@@ -49,73 +46,27 @@ describe.each(['embedded', 'kafka'] as const)('crash recovery (%s bus, SIGKILL d
     await waitForHealth(`${apiUrl}/health`, child)
     await waitForHealth(`${ingestUrl}/health`, child)
 
-    const sent: Sent[] = []
-    let stop = false
-    const post = (body: unknown) =>
-      fetch(`${ingestUrl}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-api-key': KEY }, body: JSON.stringify(body) })
-    const worker = async (n: number) => {
-      for (let i = 0; !stop; i++) {
-        const t = agentTrace({ spans: 12 })
-        const entry: Sent = { traceId: t.traceId, spans: t.spans, ackedSpanIds: new Set() }
-        sent.push(entry)
-        // Half the traces arrive in two requests; every fifth batch is retried, as an exporter would after a timeout.
-        const batches = i % 2 === 0 ? [t.spans] : [t.spans.slice(0, 6), t.spans.slice(6)]
-        for (const batch of batches) {
-          for (let attempt = 0; attempt < (i % 5 === n % 5 ? 2 : 1); attempt++) {
-            try {
-              const res = await post(otlpEnvelope(batch))
-              if (res.status === 202) for (const sp of batch) entry.ackedSpanIds.add(sp.spanId as string)
-            } catch {
-              return // the process died under us
-            }
-          }
-        }
-      }
-    }
-    const workers = Array.from({ length: 8 }, (_, n) => worker(n))
+    const load = sendTraces({
+      workers: 8,
+      mode: 'untilUnreachable',
+      post: async (body) =>
+        (await fetch(`${ingestUrl}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-api-key': KEY }, body: JSON.stringify(body) })).status,
+    })
     await new Promise((r) => setTimeout(r, 2500))
     child.kill('SIGKILL')
-    stop = true
     await exited(child)
-    await Promise.all(workers)
+    await load.stop()
 
-    const acked = sent.filter((t) => t.ackedSpanIds.size > 0)
+    const acked = load.sent.filter((t) => t.ackedSpanIds.size > 0)
     expect(acked.length).toBeGreaterThan(20)
 
     child = spawnAllInOne(env)
     await waitForHealth(`${apiUrl}/health`, child)
     const get = async (path: string) => (await fetch(apiUrl + path, { headers: { 'x-svc-api-key': KEY } })).json() as Promise<TestJson>
 
-    // Every acknowledged span is there (the assembler catches up from its committed offset).
-    for (const t of acked) {
-      await eventually(async () => {
-        const d = await get(`${TRACES}/${t.traceId}`)
-        const ids = new Set((d.spans ?? []).map((sp: TestJson) => sp.span_id))
-        return [...t.ackedSpanIds].every((id) => ids.has(id)) ? true : undefined
-      }, 60_000, 200)
-    }
-
-    // And the list's sums equal the sums over the distinct stored spans: nothing counted twice.
-    const rows = new Map<string, TestJson>()
-    let cursor: string | null = null
-    do {
-      const page: TestJson = await get(`${TRACES}?include_empty=true&page_size=500${cursor ? `&cursor=${cursor}` : ''}`)
-      for (const r of page.data) rows.set(r.trace_id, r)
-      cursor = page.next_cursor
-    } while (cursor)
-    for (const t of acked) {
-      const row = rows.get(t.traceId)
-      expect(row, t.traceId).toBeDefined()
-      const detail = await get(`${TRACES}/${t.traceId}`)
-      const stored = detail.spans as Array<{ span_id: string; attributes: Record<string, unknown> }>
-      expect(new Set(stored.map((x) => x.span_id)).size).toBe(stored.length)
-      expect(row.span_count).toBe(stored.length)
-      expect(row.span_count).toBeLessThanOrEqual(t.spans.length)
-      const sum = (key: string) => stored.reduce((acc, x) => acc + Number(x.attributes[key] ?? 0), 0)
-      expect(row.input_tokens).toBe(sum('gen_ai.usage.input_tokens'))
-      expect(row.output_tokens).toBe(sum('gen_ai.usage.output_tokens'))
-      expect(row.cost_usd_total).toBeCloseTo(sum('svc.cost_usd'), 9)
-    }
+    // Every acknowledged span is there (the assembler catches up from its committed
+    // offset), and the list's sums equal the sums over the distinct stored spans.
+    await expectAckedSpansStored(get, TRACES, load.sent)
     console.info(`[crash ${mode}] ${acked.length} acknowledged traces (${acked.reduce((a, t) => a + t.ackedSpanIds.size, 0)} spans) all present after SIGKILL + restart`)
     child.kill('SIGTERM')
     await exited(child)
