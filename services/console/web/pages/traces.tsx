@@ -18,6 +18,7 @@ import { DataTable, type Column } from '../ui/table'
 import { useApi } from '../ui/use-api'
 
 const LIVE_MS = 5000
+const RENDERED_MARK = 'svc:trace-list-rendered'
 const RANGE_LABEL: Record<RangeKey, string> = { '1h': 'Last hour', '24h': 'Last 24 hours', '7d': 'Last 7 days', '30d': 'Last 30 days', all: 'All (retention window)', custom: 'Custom…' }
 
 function usePageVisible(): boolean {
@@ -62,6 +63,10 @@ export function TracesPage() {
     navigate(`${wsPath(org.org_slug, ws.slug)}${q ? `?${q}` : ''}`, { replace: true })
   }
   const rows = page.data?.data ?? []
+  // When the first rows were on screen (User Timing): what bench:console reads.
+  useEffect(() => {
+    if (rows.length > 0 && performance.getEntriesByName(RENDERED_MARK).length === 0) performance.mark(RENDERED_MARK)
+  }, [rows.length > 0])
   const open = (r: TraceRow) => navigate(tracePath(org.org_slug, ws.slug, r.trace_id))
 
   const columns: Column<TraceRow>[] = [
