@@ -6,8 +6,8 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, ApiError, hasSessionHint, SESSION_ENDED } from './api/client'
 import type { Me } from './api/types'
+import { canOpen, navEntries, refusal, samePageElsewhere, sectionPages } from './lib/page-access'
 import { matchPath, safeNext, wsPath, type Params } from './lib/paths'
-import { atLeast } from './lib/roles'
 import { SignInPage } from './pages/sign-in'
 import { Link, LocationProvider, navigate, useLocation } from './router'
 import { PAGES, type PageDef } from './routes'
@@ -111,20 +111,17 @@ function Routed({ me }: { me: Me }) {
         You have no access to workspace “{found.params.ws}” of organization “{found.params.org}”, or it does not exist. <Link href="/">Go to your workspace</Link>.
       </Empty>
     )
-  else if (found.def.minRole && !atLeast(scope?.role ?? null, found.def.minRole))
-    body = (
-      <Empty>
-        This page needs the {found.def.minRole} role in this workspace; you have {scope?.role ?? 'none'}.
-      </Empty>
-    )
+  else if (!canOpen(found.def, scope)) body = <Empty>{refusal(found.def, scope)}</Empty>
   else {
     const Page = found.def.page
     body = <Page params={found.params} />
   }
+  const section = scope ? sectionPages(PAGES, found?.def ?? null, scope) : []
   return (
     <WorkspaceContext.Provider value={scope}>
       <Header me={me} scope={scope} current={found?.def ?? null} />
       <main class="page" id="main">
+        {section.length > 0 && <SectionNav pages={section} current={found!.def} scope={scope!} />}
         {body}
       </main>
     </WorkspaceContext.Provider>
@@ -132,8 +129,7 @@ function Routed({ me }: { me: Me }) {
 }
 
 function Header({ me, scope, current }: { me: Me; scope: WorkspaceScope | null; current: PageDef | null }) {
-  const nav = PAGES.filter((p) => p.nav && atLeast(scope?.role ?? null, p.minRole))
-  const fill = (pattern: string) => pattern.replace(':org', encodeURIComponent(scope!.org.org_slug)).replace(':ws', encodeURIComponent(scope!.ws.slug))
+  const nav = navEntries(PAGES, current, scope)
   return (
     <header class="top">
       <a class="skip" href="#main">
@@ -145,9 +141,9 @@ function Header({ me, scope, current }: { me: Me; scope: WorkspaceScope | null; 
       <WorkspaceSwitcher me={me} scope={scope} current={current} />
       {scope && (
         <nav aria-label="Workspace">
-          {nav.map((p) => (
-            <Link key={p.pattern} href={fill(p.pattern)} class={current === p ? 'active' : undefined} aria-current={current === p ? 'page' : undefined}>
-              {p.nav}
+          {nav.map((e) => (
+            <Link key={e.label} href={fillPattern(e.page.pattern, scope)} class={e.active ? 'active' : undefined} aria-current={e.active ? 'page' : undefined}>
+              {e.label}
             </Link>
           ))}
           <a href="/docs" target="_blank" rel="noopener">
@@ -162,6 +158,21 @@ function Header({ me, scope, current }: { me: Me; scope: WorkspaceScope | null; 
       </span>
       <SignOutButton />
     </header>
+  )
+}
+
+const fillPattern = (pattern: string, scope: WorkspaceScope) => pattern.replace(':org', encodeURIComponent(scope.org.org_slug)).replace(':ws', encodeURIComponent(scope.ws.slug))
+
+/** The pages of the current section (dashboards, settings) the caller may open, as a row of links above the page. */
+function SectionNav({ pages, current, scope }: { pages: PageDef[]; current: PageDef; scope: WorkspaceScope }) {
+  return (
+    <nav class="section-nav" aria-label={current.section === 'settings' ? 'Settings' : 'Dashboards'}>
+      {pages.map((p) => (
+        <Link key={p.pattern} href={fillPattern(p.pattern, scope)} class={p === current ? 'active' : undefined} aria-current={p === current ? 'page' : undefined}>
+          {p.tab ?? p.title}
+        </Link>
+      ))}
+    </nav>
   )
 }
 
@@ -198,8 +209,8 @@ function WorkspaceSwitcher({ me, scope, current }: { me: Me; scope: WorkspaceSco
         value={value}
         onChange={(e) => {
           const [org, ws] = (e.currentTarget as HTMLSelectElement).value.split('/')
-          // Pages listed in the navigation exist in every workspace; anything else (one trace) goes to the traces.
-          const rest = current?.nav ? current.pattern.split('/:ws/')[1] : undefined
+          // A page without parameters of its own exists in every workspace; anything else (one trace) goes to the traces.
+          const rest = current && samePageElsewhere(current.pattern) ? current.pattern.split('/:ws/')[1] : undefined
           navigate(wsPath(org!, ws!, rest))
         }}
       >

@@ -1,0 +1,160 @@
+/**
+ * `/o/:org/w/:ws/settings/workspace` (admin): the workspace's three settings, each
+ * GET and PATCH of its own (.../settings/capture-text, broaden-sources,
+ * cost-provider), each saved on its own with the API's answer shown back.
+ */
+import { useEffect, useState } from 'preact/hooks'
+import { api } from '../../api/client'
+import type { BroadenSources, CaptureText, CostProvider } from '../../api/settings-types'
+import { apiWs } from '../../lib/paths'
+import { useWorkspace } from '../../session'
+import { Badge, Loading } from '../../ui/bits'
+import { ErrorMessage } from '../../ui/error'
+import { ActionStatus, useAction } from '../../ui/form'
+import { useApi, type Resource } from '../../ui/use-api'
+
+/** A setting's form: the stored value, the one being edited, a save that PATCHes exactly its field. */
+function useSetting<T, V>(res: Resource<T>, read: (t: T) => V): [V | undefined, (v: V) => void] {
+  const [value, setValue] = useState<V | undefined>(undefined)
+  useEffect(() => {
+    if (res.data) setValue(read(res.data))
+  }, [res.data])
+  return [value, setValue]
+}
+
+export function WorkspaceSettingsPage() {
+  const { org, ws } = useWorkspace()
+  const base = `${apiWs(org.org_slug, ws.slug)}/settings`
+  return (
+    <section aria-labelledby="ws-settings-title">
+      <div class="page-head">
+        <h1 id="ws-settings-title">Workspace settings</h1>
+      </div>
+      <CaptureTextForm url={`${base}/capture-text`} />
+      <BroadenSourcesForm url={`${base}/broaden-sources`} />
+      <CostProviderForm url={`${base}/cost-provider`} />
+    </section>
+  )
+}
+
+function CaptureTextForm({ url }: { url: string }) {
+  const res = useApi<CaptureText>(url)
+  const [on, setOn] = useSetting(res, (d) => d.capture_text)
+  const save = useAction()
+  return (
+    <form
+      class="panel form"
+      aria-labelledby="capture-title"
+      onSubmit={(e) => {
+        e.preventDefault()
+        void save.run(() => api<CaptureText>(url, { method: 'PATCH', body: { capture_text: on } }), (d) => `Text capture is ${d.capture_text ? 'on' : 'off'}.`).then((d) => d && res.reload())
+      }}
+    >
+      <h2 id="capture-title">Capture prompt and completion text</h2>
+      <p class="muted small">
+        Off: ingest removes prompt and completion text from every span before it is stored, and the SDKs do not send it. A change applies to new spans; stored text stays until retention removes it.
+      </p>
+      {res.error && <ErrorMessage error={res.error} onRetry={res.reload} />}
+      {on === undefined ? (
+        !res.error && <Loading />
+      ) : (
+        <>
+          <label class="check">
+            <input type="checkbox" name="capture_text" checked={on} onChange={(e) => setOn(e.currentTarget.checked)} />
+            Store prompt and completion text
+          </label>
+          <div class="actions">
+            <button type="submit" disabled={save.busy || on === res.data?.capture_text}>
+              Save
+            </button>
+          </div>
+        </>
+      )}
+      <ActionStatus action={save} />
+    </form>
+  )
+}
+
+function BroadenSourcesForm({ url }: { url: string }) {
+  const res = useApi<BroadenSources>(url)
+  const [on, setOn] = useSetting(res, (d) => d.broaden_sources)
+  const save = useAction()
+  const d = res.data
+  return (
+    <form
+      class="panel form"
+      aria-labelledby="broaden-title"
+      onSubmit={(e) => {
+        e.preventDefault()
+        void save.run(() => api<BroadenSources>(url, { method: 'PATCH', body: { broaden_sources: on } }), (r) => `Sources are checked against ${r.mode === 'open_web' ? 'the open web' : 'the closed knowledge base'}.`).then((r) => r && res.reload())
+      }}
+    >
+      <h2 id="broaden-title">Broaden sources to the open web</h2>
+      <p class="muted small">Lets the sources engine verify claims against the open web. It needs the organization’s search credential; without it the engine stays on the closed knowledge base.</p>
+      {res.error && <ErrorMessage error={res.error} onRetry={res.reload} />}
+      {on === undefined || !d ? (
+        !res.error && <Loading />
+      ) : (
+        <>
+          <label class="check">
+            <input type="checkbox" name="broaden_sources" checked={on} onChange={(e) => setOn(e.currentTarget.checked)} />
+            Verify against the open web
+          </label>
+          <p class="small">
+            Now: <Badge tone={d.mode === 'open_web' ? 'good' : 'none'}>{d.mode === 'open_web' ? 'open web' : 'closed knowledge base'}</Badge>
+            {!d.search_credential_configured && <span class="muted"> · no search credential (Settings → Credentials)</span>}
+          </p>
+          <div class="actions">
+            <button type="submit" disabled={save.busy || on === d.broaden_sources}>
+              Save
+            </button>
+          </div>
+        </>
+      )}
+      <ActionStatus action={save} />
+    </form>
+  )
+}
+
+function CostProviderForm({ url }: { url: string }) {
+  const res = useApi<CostProvider>(url)
+  const [value, setValue] = useSetting(res, (d) => d.cost_provider)
+  const save = useAction()
+  const d = res.data
+  return (
+    <form
+      class="panel form"
+      aria-labelledby="cost-provider-title"
+      onSubmit={(e) => {
+        e.preventDefault()
+        void save.run(() => api<CostProvider>(url, { method: 'PATCH', body: { cost_provider: (value ?? '').trim() } }), (r) => `Costs are priced with ${r.effective_provider}.`).then((r) => r && res.reload())
+      }}
+    >
+      <h2 id="cost-provider-title">Cost provider</h2>
+      <p class="muted small">Whose price list costs are computed with. Empty: the deployment default. A change applies to future costs; past figures keep the prices they were computed with.</p>
+      {res.error && <ErrorMessage error={res.error} onRetry={res.reload} />}
+      {value === undefined || !d ? (
+        !res.error && <Loading />
+      ) : (
+        <>
+          <div class="fields">
+            <label>
+              Provider
+              <input name="cost_provider" maxLength={64} value={value} placeholder={`default (${d.effective_provider})`} onInput={(e) => setValue(e.currentTarget.value)} />
+            </label>
+          </div>
+          <p class="small">
+            In effect: <strong>{d.effective_provider}</strong>
+            {!d.cost_provider && <span class="muted"> (the deployment default)</span>}
+          </p>
+          <div class="actions">
+            <button type="submit" disabled={save.busy || value.trim().toLowerCase() === d.cost_provider}>
+              Save
+            </button>
+          </div>
+        </>
+      )}
+      <ActionStatus action={save} />
+    </form>
+  )
+}
