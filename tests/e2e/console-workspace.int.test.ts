@@ -16,6 +16,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, type BrowserSession } from '../support/browser.js'
 import { CONSOLE_KEY, sendAgentTrace, signIn, startConsoleService, WS_API, type ConsoleService } from '../support/console.js'
+import { freePort } from '../support/process.js'
 
 const SHOTS = process.env.CONSOLE_SCREENSHOTS
 const W = '/o/acme/w/agents'
@@ -93,7 +94,8 @@ async function sendCodingActivity() {
 }
 
 beforeAll(async () => {
-  svc = await startConsoleService()
+  // The LLM credential the test stores points at a loopback port nobody listens on (allowed here), so no engine call leaves the machine.
+  svc = await startConsoleService({ SVC_EGRESS_ALLOW_PRIVATE: 'true' })
   await json(`${WS_API}/settings/capture-text`, { method: 'PATCH', body: JSON.stringify({ capture_text: true }) })
   for (let i = 0; i < 3; i++) traceIds.push(await sendAgentTrace(svc.ingest))
   await sendCodingActivity()
@@ -258,7 +260,7 @@ describe('console settings (Chromium)', () => {
     await page.fill('input[name=provider]', 'openai')
     await page.fill('input[name=model_id]', 'gpt-4o-mini')
     await page.fill('input[name=api_key]', 'sk-test-secret-9876wxyz')
-    await page.fill('input[name=api_base]', 'https://llm.example.com/v1')
+    await page.fill('input[name=api_base]', `http://127.0.0.1:${await freePort()}/v1`)
     await page.getByRole('button', { name: 'Save' }).first().click()
     await page.getByText('LLM credential saved.').waitFor()
     await expect.poll(() => page.getByTestId('llm-status').textContent()).toContain('key …wxyz')
@@ -273,6 +275,12 @@ describe('console settings (Chromium)', () => {
     await page.getByRole('button', { name: 'Save' }).nth(1).click()
     await expect.poll(() => page.getByTestId('search-status').textContent()).toContain('key …lmno')
     await shot('settings-credentials')
+    // Deleted again, so the engines go on without a provider.
+    await page.getByRole('button', { name: 'Delete' }).first().click()
+    await page.getByRole('button', { name: 'Confirm' }).click()
+    await page.getByText('LLM credential deleted.').waitFor()
+    await expect.poll(() => page.getByTestId('llm-status').textContent()).toBe('not configured')
+    expect(await json(`/v1/observ/orgs/acme/llm-credentials`)).toMatchObject({ configured: false })
     noProblems(/status of 422/)
   })
 

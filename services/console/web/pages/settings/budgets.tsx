@@ -75,7 +75,7 @@ export function BudgetsPage() {
                       />
                     </label>
                     <label>
-                      Warn at (% of the cap)
+                      Warn at (% of the cap, 0–100)
                       <input
                         name={`${p.key}-warn`}
                         inputMode="decimal"
