@@ -133,9 +133,13 @@ try {
   const sinceNavigation = async (path: string, mark: string, until?: string) => {
     const page = await browser.newPage()
     await page.goto(base + path, { waitUntil: 'commit' })
-    await page.waitForFunction(`performance.getEntriesByName(${JSON.stringify(mark)}).length > 0`)
+    // Polled with evaluate: waitForFunction compiles its predicate in the page, which the console's CSP (no 'unsafe-eval') refuses.
+    let ms: number | undefined
+    for (const t0 = Date.now(); ms === undefined; await new Promise((r) => setTimeout(r, 20))) {
+      ms = (await page.evaluate(`performance.getEntriesByName(${JSON.stringify(mark)})[0]?.startTime`)) as number | undefined
+      if (Date.now() - t0 > 60_000) throw new Error(`${path}: no ${mark} within 60 s`)
+    }
     if (until && !(await page.evaluate(`document.body.textContent.includes(${JSON.stringify(until)})`))) throw new Error(`${path}: not every span drawn`)
-    const ms = (await page.evaluate(`performance.getEntriesByName(${JSON.stringify(mark)})[0].startTime`)) as number
     return { page, ms }
   }
   const apiMs = async (path: string) => {
