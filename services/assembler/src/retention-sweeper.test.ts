@@ -86,6 +86,7 @@ describe('retention sweeper, what derives from traces', () => {
     alignment_flags_v1: { workspace_id: DERIVED, trace_id: trace, flag_id: 'f', doc_id: 'd', policy_excerpt: 'p', agent_output: `output of ${trace}`, severity: 'high', confidence: 0.9, unclear: 0, end_user: 'u', mode: 'deterministic', computed_at: ago(ageHours), expires_at: far },
     trace_completions_v1: { workspace_id: DERIVED, trace_id: trace, last_received_at: ago(ageHours), span_count: 1, completed_at: ago(ageHours) },
     trace_sources_v1: { workspace_id: DERIVED, trace_id: trace, analysed_at: ago(ageHours), domains: ['kb'], kinds: ['internal_kb'], citations: [1], supported: [1], unsupported: [0], last_seen: [ago(ageHours)], expires_at: far },
+    engine_skips_v1: { workspace_id: DERIVED, trace_id: trace, engine: 'content_reliability', reason: 'backlog', sample_rate: 0.5, skipped_at: ago(ageHours), expires_at: far },
   })
   const traceIds = async (table: string) =>
     (await store.query<{ t: string }>(`SELECT DISTINCT trace_id AS t FROM ${table} WHERE workspace_id = {ws:UUID} ORDER BY t`, { ws: DERIVED })).map((r) => r.t)
@@ -103,7 +104,7 @@ describe('retention sweeper, what derives from traces', () => {
 
     const sweeper = retentionSweeper({ store, state, cache: createMemoryCache(), defaultHours: 720, log: createLogger({ level: 'silent' }) })
     const swept = (await sweeper.sweepOnce())?.find((r) => r.workspace_id === DERIVED)
-    expect(swept?.rows_deleted).toEqual({ spans_v1: 3, traces_v1: 2, trace_scores_v1: 3, engine_results_v1: 3, alignment_flags_v1: 3, trace_completions_v1: 3, trace_sources_v1: 3, dead_letters_v1: 1 })
+    expect(swept?.rows_deleted).toEqual({ spans_v1: 3, traces_v1: 2, trace_scores_v1: 3, engine_results_v1: 3, alignment_flags_v1: 3, trace_completions_v1: 3, trace_sources_v1: 3, engine_skips_v1: 3, dead_letters_v1: 1 })
 
     expect(await traceIds('spans_v1')).toEqual([NEW])
     expect(await traceIds('traces_v1')).toEqual([NEW])

@@ -15,6 +15,7 @@ import type { ControlState } from '@svc/shared/control/state'
 import { loadPriceTable } from '@svc/shared/domain/pricing'
 import type { Logger } from '@svc/shared/log'
 import type { Store } from '@svc/shared/store/types'
+import { publishSamplingStatus } from '@svc/shared/domain/engine-sampling'
 import { publishSemanticStatus } from '@svc/shared/domain/semantic-model'
 import { startDocumentWorker } from './alignment/documents.js'
 import { lexicalEmbedder } from './alignment/embed.js'
@@ -29,6 +30,7 @@ import { egressFor, orgClients } from './runtime/org-clients.js'
 import { ENGINE_DEFINITIONS } from './registry.js'
 import { resultSinkConsumer } from './runtime/result-sink.js'
 import { workspacePriors } from './runtime/priors.js'
+import { BacklogSampler } from './runtime/sampling.js'
 import { startEngineWorker } from './runtime/worker.js'
 
 /** The workspace's alignment policy setting (PUT .../alignment/policy). */
@@ -112,6 +114,12 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
           retry: { attempts: config.SVC_ENGINE_RETRY_ATTEMPTS, baseDelayMs: config.SVC_ENGINE_RETRY_BASE_MS },
           concurrency: config.SVC_ENGINE_CONCURRENCY,
           background,
+          sampling: {
+            sampler: new BacklogSampler({ configuredRate: config.SVC_ENGINE_SAMPLE_RATE, maxLagMs: config.SVC_ENGINE_MAX_LAG_SECONDS * 1000 }),
+            defaultRetentionHours: config.SVC_DEFAULT_RETENTION_HOURS,
+          },
+          // Ingestion health reads it; a process that stops stops renewing it.
+          publish: (status) => publishSamplingStatus(deps.cache, name, status, 60_000),
           log: log.child({ engine: name }),
         }),
       )

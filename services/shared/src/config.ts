@@ -99,6 +99,10 @@ export const ConfigSchema = z
     SVC_ENGINE_RETRY_BASE_MS: positiveInt.default(500),
     // Ingestion health calls an engine stalled when jobs this old have not been followed by a success.
     SVC_ENGINE_STALL_MS: positiveInt.default(15 * 60_000),
+    // Sampling (services/engines/src/runtime/sampling.ts): the share of traces every engine analyses, in (0, 1],
+    // and the longest an engine's jobs may wait before it analyses a smaller sample to catch up (0: never sample).
+    SVC_ENGINE_SAMPLE_RATE: z.coerce.number().gt(0).max(1).default(1),
+    SVC_ENGINE_MAX_LAG_SECONDS: z.coerce.number().int().nonnegative().default(300),
     // LLM calls of the engines: per-call deadline and calls in flight per organization.
     SVC_ENGINE_LLM_TIMEOUT_MS: positiveInt.default(30_000),
     SVC_ENGINE_LLM_CONCURRENCY: positiveInt.default(4),

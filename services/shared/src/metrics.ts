@@ -28,11 +28,27 @@ export const insertSeconds = new Histogram({
   registers: [processRegistry],
 })
 
-/** svc_engine_jobs_total{engine,outcome}: ok, failed (dead-lettered), skipped (engine off), gone (trace aged out). */
+/** svc_engine_jobs_total{engine,outcome}: ok, failed (dead-lettered), skipped (engine off), sampled_out (outside the sample, engine_skips_v1), gone (trace aged out). */
 export const engineJobsCounter = new Counter({
   name: 'svc_engine_jobs_total',
   help: 'Engine jobs by outcome',
   labelNames: ['engine', 'outcome'],
+  registers: [processRegistry],
+})
+
+/** svc_engine_sample_rate{engine}: the share of traces this process's worker of the engine analyses (1: every trace). */
+export const engineSampleRate = new Gauge({
+  name: 'svc_engine_sample_rate',
+  help: 'Share of traces the engine worker analyses (SVC_ENGINE_SAMPLE_RATE, lower while behind)',
+  labelNames: ['engine'],
+  registers: [processRegistry],
+})
+
+/** svc_engine_backlog_seconds{engine}: how long the oldest job of the worker's last batch waited on its topic (0 when idle). */
+export const engineBacklogSeconds = new Gauge({
+  name: 'svc_engine_backlog_seconds',
+  help: 'Wait of the oldest job of the engine worker\'s last batch on the jobs topic',
+  labelNames: ['engine'],
   registers: [processRegistry],
 })
 

@@ -3,17 +3,21 @@
  * engine (engine_results_v1). 404 for a trace unknown in the workspace or older
  * than its retention, like the trace detail. A trace the engine has not analysed
  * yet (or never will, while the engine is off) gets the shape with empty lists and
- * null figures, plus computed_at null: "not yet computed", never an error.
+ * null figures, plus computed_at null: "not yet computed", never an error; when the
+ * engine skipped the trace (it analysed a sample, runtime/sampling.ts) the same shape
+ * says `skipped` and the sample it fell outside, so it is not awaited forever. A
+ * computed result says the sample it was computed in (`sampled`, null: every trace).
  * optimization merges the findings of the correlation and savings engines;
  * content-reliability carries the external_crosscheck result when that engine ran.
  */
 import { Hono, type Context } from 'hono'
 import { z } from 'zod'
 import type { ControlState } from '@svc/shared/control/state'
+import { SAMPLE_REASONS, type SampleDecision } from '@svc/shared/domain/engine-sampling'
 import { ANALYSIS_MODES } from '@svc/shared/domain/semantic-model'
 import { retentionFloorNs } from '@svc/shared/domain/retention'
 import { notFound } from '@svc/shared/http/errors'
-import { latestEngineResults, traceExists, type LatestEngineResult } from '@svc/shared/store/queries/engine-results'
+import { latestEngineResults, latestEngineSkips, traceExists, type EngineSkip, type LatestEngineResult } from '@svc/shared/store/queries/engine-results'
 import type { Store } from '@svc/shared/store/types'
 import { mount, ROUTES, targetWorkspace, type RouteSpec } from '../access.js'
 import { describeRoute } from '../openapi/registry.js'
@@ -36,6 +40,23 @@ function provenance(results: LatestEngineResult[]) {
   }
 }
 
+/**
+ * The sample behind the body: of a result, the one it was computed in (the lowest
+ * rate when two engines make the body); of a trace every engine skipped, the one it
+ * fell outside, with the reason as `skipped`.
+ */
+function sampling(results: LatestEngineResult[], skips: EngineSkip[]): { sampled: SampleDecision | null; skipped: SampleDecision['reason'] } {
+  const lowest = <T>(xs: T[], rate: (x: T) => number) => xs.reduce<T | null>((a, b) => (a === null || rate(b) < rate(a) ? b : a), null)
+  if (results.length) {
+    const samples = results.map((r) => (r.payload as { sampled?: SampleDecision | null }).sampled ?? null).filter((x) => x !== null)
+    return { sampled: lowest(samples, (x) => x.rate), skipped: null }
+  }
+  const skip = lowest(skips, (x) => x.sample_rate)
+  if (!skip) return { sampled: null, skipped: null }
+  const reason = skip.reason === 'backlog' ? 'backlog' : 'configured'
+  return { sampled: { rate: skip.sample_rate, reason }, skipped: reason }
+}
+
 type Finding = { estimated_savings_usd: number; span_id: string; kind: string }
 
 // Responses (services/engines/src/outputs.ts): the spec's fields, the extras docs/api.md
@@ -44,6 +65,11 @@ const Provenance = {
   computed_at: IsoTime.nullable().describe('newest result; null: not yet computed'),
   analysis_mode: z.enum(ANALYSIS_MODES).nullable().describe('deterministic-lexical: the local sentence model was unavailable, matching by words only'),
   engine_version: z.string().nullable().describe('engine@version, comma-separated'),
+  sampled: z
+    .object({ rate: z.number(), reason: z.enum(SAMPLE_REASONS) })
+    .nullable()
+    .describe('the sample of traces the engine analysed (backlog: it was behind; configured: SVC_ENGINE_SAMPLE_RATE); null: every trace'),
+  skipped: z.enum(SAMPLE_REASONS).nullable().describe('not computed because the trace fell outside the sample, and why; null otherwise'),
 }
 const Claim = z
   .object({
@@ -109,7 +135,8 @@ const describeEngineOutput = (route: RouteSpec, summary: string, schema: z.ZodTy
   describeRoute({
     route,
     summary,
-    description: 'An unknown trace, or one older than the retention window, answers 404. Not analysed yet: empty lists, null figures and computed_at null.',
+    description:
+      'An unknown trace, or one older than the retention window, answers 404. Not analysed yet: empty lists, null figures and computed_at null; skipped says when it never will be (the engine analysed a sample of traces).',
     tags: ['Engine outputs'],
     params: TraceIdParams,
     responses: { 200: { description: 'The newest result', schema } },
@@ -182,9 +209,11 @@ export function engineOutputRoutes({ store, state, defaultRetentionHours }: Engi
       if (!exists) throw notFound(`trace ${raw} not found in this workspace (unknown, or older than the retention window)`)
       const all = await latestEngineResults(store, ws.id, traceId, e.attach ? [...e.engines, e.attach] : e.engines)
       const results = new Map([...all].filter(([name]) => name !== e.attach))
+      // Only a trace without a result asks whether it was skipped: a result, older or newer, is what it has.
+      const skips = results.size === 0 ? await latestEngineSkips(store, ws.id, traceId, e.engines) : new Map<string, EngineSkip>()
       const body = results.size === 0 ? e.empty(traceId) : e.body(traceId, results)
       const attached = e.attach ? { [e.attach]: all.get(e.attach)?.payload ?? null } : {}
-      return c.json({ ...body, ...attached, trace_id: traceId, ...provenance([...results.values()]) })
+      return c.json({ ...body, ...attached, trace_id: traceId, ...provenance([...results.values()]), ...sampling([...results.values()], [...skips.values()]) })
     })
   return app
 }

@@ -10,12 +10,17 @@
  * semantic_model: the engines' local sentence model as the engine processes last
  * published it (shared cache): loaded, unavailable with the reason (the engines run in
  * lexical mode), or not_loaded (no engine has needed it yet; it loads on first use).
+ * Per trace engine, its sampling (runtime/sampling.ts): the share of traces it
+ * analyses and why (as its workers last published it in the shared cache; null when
+ * none runs), how long its oldest waiting job had waited, and the jobs it analysed and
+ * skipped since the start of the previous hour (engine_jobs_hourly_v1).
  */
 import { Hono } from 'hono'
 import { z } from 'zod'
 import { TRACE_ENGINES } from '@svc/shared/bus/topics'
 import type { Cache } from '@svc/shared/cache/types'
 import type { ControlState } from '@svc/shared/control/state'
+import { readSamplingStatus, SAMPLE_REASONS } from '@svc/shared/domain/engine-sampling'
 import { enabledTraceEngines, engineAllowed } from '@svc/shared/domain/engines'
 import { readSemanticStatus } from '@svc/shared/domain/semantic-model'
 import { ingestionFigures } from '@svc/shared/store/queries/ingestion-health'
@@ -39,7 +44,19 @@ describeRoute({
         last_span_at: IsoTime.nullable(),
         spans_last_hour: z.number().int(),
         dead_letter_count_last_hour: z.number().int(),
-        engines: z.record(z.object({ status: z.enum(['ok', 'stalled']), last_run_at: IsoTime.nullable() })).describe('each engine enabled in the workspace'),
+        engines: z
+          .record(
+            z.object({
+              status: z.enum(['ok', 'stalled']),
+              last_run_at: IsoTime.nullable(),
+              sample_rate: z.number().nullable().optional().describe('share of traces the engine analyses (1: all); null: no worker of it is running'),
+              sample_reason: z.enum(SAMPLE_REASONS).nullable().optional().describe('backlog: it is behind and sampling to catch up; configured: SVC_ENGINE_SAMPLE_RATE'),
+              backlog_seconds: z.number().nullable().optional().describe('how long the oldest job of its last batch had waited (0: idle)'),
+              analysed_last_hour: z.number().int().optional(),
+              skipped_last_hour: z.number().int().optional().describe('traces outside the sample; their endpoints say skipped'),
+            }),
+          )
+          .describe('each engine enabled in the workspace; the sampling fields for trace engines (not fleet_monitor)'),
         semantic_model: z
           .object({ status: z.enum(['loaded', 'unavailable', 'not_loaded']), model: z.string().nullable(), reason: z.string().nullable(), checked_at: IsoTime.nullable() })
           .describe('the local sentence model of the engines; unavailable: they run in lexical mode (analysis_mode deterministic-lexical)'),
@@ -53,17 +70,27 @@ export function healthRoutes(store: Store, state: ControlState, cache: Cache, op
   mount(app, ROUTES.ingestionHealth, state, async (c) => {
     const ws = targetWorkspace(c)
     const now = Date.now()
-    const [f, semantic] = await Promise.all([ingestionFigures(store, ws.id, now, now - opts.stallAfterMs), readSemanticStatus(cache)])
-    const enabled = new Set<string>(enabledTraceEngines(state, ws.id))
-    const engines: Record<string, { status: 'ok' | 'stalled'; last_run_at: string | null }> = {}
-    for (const name of TRACE_ENGINES) {
-      if (!enabled.has(name)) continue
+    const on = new Set<string>(enabledTraceEngines(state, ws.id))
+    const enabled = TRACE_ENGINES.filter((name) => on.has(name))
+    const [f, semantic, sampling] = await Promise.all([ingestionFigures(store, ws.id, now, now - opts.stallAfterMs), readSemanticStatus(cache), readSamplingStatus(cache, enabled)])
+    const engines: Record<string, Record<string, unknown> & { status: 'ok' | 'stalled' }> = {}
+    for (const name of enabled) {
       const run = f.engines.get(name)
       const lastOk = run?.lastOkAtMs ?? 0
       const failing = (run?.lastRunAtMs ?? 0) > lastOk
       const behind = f.oldestPendingJobsAtMs !== null && lastOk < f.oldestPendingJobsAtMs
       const stalled = f.spansLastHour > 0 && (failing || behind)
-      engines[name] = { status: stalled ? 'stalled' : 'ok', last_run_at: iso(run?.lastRunAtMs ?? null) }
+      const sample = sampling.get(name)
+      const jobs = f.engineJobs.get(name)
+      engines[name] = {
+        status: stalled ? 'stalled' : 'ok',
+        last_run_at: iso(run?.lastRunAtMs ?? null),
+        sample_rate: sample?.rate ?? null,
+        sample_reason: sample?.reason ?? null,
+        backlog_seconds: sample ? Math.round(sample.lag_ms / 100) / 10 : null,
+        analysed_last_hour: jobs?.analysed ?? 0,
+        skipped_last_hour: jobs?.skipped ?? 0,
+      }
     }
     // fleet_monitor has no jobs to fall behind on (it runs on the roll-up's schedule): it is stalled when its last run failed.
     if (engineAllowed(state, ws.id, 'fleet_monitor')) {

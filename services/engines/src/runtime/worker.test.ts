@@ -19,12 +19,13 @@ import { stableUuid } from '@svc/shared/control/secrets'
 import { ControlState } from '@svc/shared/control/state'
 import { loadPriceTable } from '@svc/shared/domain/pricing'
 import { createLogger } from '@svc/shared/log'
-import { latestEngineResults } from '@svc/shared/store/queries/engine-results'
+import { latestEngineResults, latestEngineSkips } from '@svc/shared/store/queries/engine-results'
 import { ingestionFigures } from '@svc/shared/store/queries/ingestion-health'
 import { createStore } from '@svc/shared/store/index'
 import { migrate } from '@svc/shared/store/migrate'
 import type { Store } from '@svc/shared/store/types'
 import { resultSinkConsumer } from './result-sink.js'
+import { BacklogSampler, samplePoint } from './sampling.js'
 import type { EngineDefinition } from './types.js'
 import { engineConsumer } from './worker.js'
 
@@ -197,6 +198,92 @@ describe('engine worker', () => {
     expect(failed).toMatchObject([{ trace_id: traceId(6), attempts: 3, error: 'credential does not unseal (test)' }])
     expect(e.calls).toEqual([traceId(5)])
   })
+
+  it('keeps the lag bounded through a burst beyond capacity: the jobs outside the sample are skipped and recorded, the results say their sample, none is lost', async () => {
+    // A simulated clock: every job arrives at t0, each analysis takes 250 ms of it, the bound is 10 s.
+    const t0 = 1_800_000_000_000
+    let t = t0
+    let worstWaitMs = 0
+    const calls: string[] = []
+    const engine: EngineDefinition = {
+      name: 'decomposition',
+      version: 't1',
+      async run(view) {
+        calls.push(view.trace_id)
+        worstWaitMs = Math.max(worstWaitMs, t - t0)
+        t += 250
+        return { payload: { trace_id: view.trace_id, sub_tasks: [] }, mode: 'deterministic' }
+      },
+    }
+    const burst = Array.from({ length: 400 }, (_, i) => (0xb000 + i).toString(16).padStart(32, 'b'))
+    const start = BigInt(Date.now() - 60_000) * 1_000_000n
+    await store.insert(
+      'spans_v1',
+      burst.map((id) => ({
+        org_id: ORG, workspace_id: WS, project_id: 'p', trace_id: id, span_id: '0000000000000001', parent_span_id: '', name: 'root', kind: 'INTERNAL',
+        start_time: start.toString(), end_time: (start + 1_000_000n).toString(), attributes: {}, received_at: String(Date.now()), expires_at: Math.floor(Date.now() / 1000) + 3600,
+      })),
+    )
+    const sampler = new BacklogSampler({ configuredRate: 1, maxLagMs: 10_000 })
+    const handle = consumerBatchHandler(bus, engineConsumer({ ...deps(engine), now: () => t, sampling: { sampler, defaultRetentionHours: 24 } }))
+    const resultsBefore = (await readAll(TOPICS.engineResults)).length
+    for (let i = 0; i < burst.length; i += 100)
+      await handle(burst.slice(i, i + 100).map((id) => ({ ...job(WS, id, t0, 'decomposition'), timestamp: t0, value: traceCompletedV1.encode({ org_id: ORG, workspace_id: WS, project_id: 'p', trace_id: id, span_count: 1, trace_start_unix_nano: start, trace_end_unix_nano: start, last_span_received_at_ms: t0, completed_at_ms: t0, engine: 'decomposition' }) })))
+
+    // Analysing all 400 would have ended 100 s behind; the longest any analysed job waited stays near the bound.
+    expect(worstWaitMs).toBeLessThan(15_000)
+    expect(worstWaitMs).toBeGreaterThanOrEqual(10_000)
+    const results = (await readAll(TOPICS.engineResults)).slice(resultsBefore).map((r) => engineResultV1.decode(r.value))
+    const analysed = new Set(results.map((r) => r.trace_id))
+    expect([...analysed].sort()).toEqual([...calls].sort())
+    const rows = await store.query<{ trace_id: string; reason: string; sample_rate: number }>(
+      `SELECT trace_id, reason, sample_rate FROM engine_skips_v1 FINAL WHERE workspace_id = {ws:UUID} AND engine = 'decomposition' AND trace_id IN {ids:Array(String)}`,
+      { ws: WS, ids: burst },
+    )
+    const skips = new Map(rows.map((r) => [r.trace_id, r]))
+    // What the endpoints read.
+    const [one] = skips.keys()
+    expect((await latestEngineSkips(store, WS, one!, ['decomposition'])).get('decomposition')).toMatchObject({ reason: 'backlog', sample_rate: skips.get(one!)!.sample_rate })
+    // Every job is accounted for: analysed (a result) or skipped (a row), never both, never neither.
+    expect(analysed.size + skips.size).toBe(burst.length)
+    for (const id of burst) expect(analysed.has(id) !== skips.has(id), id).toBe(true)
+    expect(skips.size).toBeGreaterThan(250)
+    // Chosen by the trace id's hash: a skipped trace lies outside its sample, an analysed one inside.
+    for (const [id, skip] of skips) {
+      expect(skip.reason).toBe('backlog')
+      expect(samplePoint(id)).toBeGreaterThanOrEqual(skip.sample_rate)
+    }
+    const sampled = results.map((r) => ({ id: r.trace_id, sampled: (JSON.parse(r.payload_json) as { sampled: { rate: number; reason: string } | null }).sampled }))
+    expect(sampled.filter((r) => r.sampled === null).length).toBeGreaterThan(5) // before the bound was reached: every trace
+    for (const r of sampled.filter((x) => x.sampled !== null)) {
+      expect(r.sampled!.reason).toBe('backlog')
+      expect(samplePoint(r.id)).toBeLessThan(r.sampled!.rate)
+    }
+    // Counted for ingestion health: the hour's analysed and skipped jobs.
+    const counts = await store.query<{ analysed: number; skipped: number }>(
+      `SELECT sum(analysed) AS analysed, sum(skipped) AS skipped FROM engine_jobs_hourly_v1 WHERE workspace_id = {ws:UUID} AND engine = 'decomposition'`,
+      { ws: WS },
+    )
+    expect({ analysed: Number(counts[0]!.analysed), skipped: Number(counts[0]!.skipped) }).toEqual({ analysed: analysed.size, skipped: skips.size })
+    expect(sampler.decision().reason).toBe('backlog')
+  }, 60_000)
+
+  it('skips without loading or running the traces outside a configured sample, the same ones every time', async () => {
+    const e = countingEngine('decision_trace')
+    const ids = Array.from({ length: 40 }, (_, i) => (0xc000 + i).toString(16).padStart(32, 'c'))
+    await Promise.all(ids.map((id) => storeTrace(WS, id, 1)))
+    const run = () => consumerBatchHandler(bus, engineConsumer({ ...deps(e.definition), sampling: { sampler: new BacklogSampler({ configuredRate: 0.5, maxLagMs: 0 }), defaultRetentionHours: 24 } }))(ids.map((id) => job(WS, id)))
+    await run()
+    const first = [...e.calls].sort()
+    expect(first).toEqual(ids.filter((id) => samplePoint(id) < 0.5).sort())
+    expect(first.length).toBeGreaterThan(5)
+    expect(first.length).toBeLessThan(35)
+    e.calls.length = 0
+    await run()
+    expect([...e.calls].sort()).toEqual(first)
+    const skipped = ids.find((id) => samplePoint(id) >= 0.5)!
+    expect((await latestEngineSkips(store, WS, skipped, ['decision_trace'])).get('decision_trace')).toMatchObject({ reason: 'configured', sample_rate: 0.5 })
+  }, 60_000)
 
   it('drops a job whose trace has aged out, without failing', async () => {
     const e = countingEngine('decision_trace')

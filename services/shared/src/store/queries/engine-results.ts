@@ -1,7 +1,8 @@
 /**
- * The engines' reads and writes (clickhouse/0013_create_engine_results_v1.sql and
- * 0004_create_trace_scores_v1.sql): the spans of finished traces for the workers,
- * the results the sink lands, and the latest result per engine for the API.
+ * The engines' reads and writes (clickhouse/0013_create_engine_results_v1.sql,
+ * 0004_create_trace_scores_v1.sql and 0024_create_engine_sampling.sql): the spans of
+ * finished traces for the workers, the results the sink lands, the traces the
+ * workers skipped, and the latest result (or skip) per engine for the API.
  */
 import type { Store } from '../types.js'
 import { tracesWithinRetention } from './retention.js'
@@ -103,6 +104,44 @@ GROUP BY engine`,
     { tag: 'engines.latest-results' },
   )
   return new Map(rows.map((r) => [r.engine, { engine: r.engine, engine_version: r.engine_version, mode: r.mode, payload: JSON.parse(r.payload), computed_at_ms: Number(r.computed_at_ms) }]))
+}
+
+/** A trace an engine skipped (clickhouse/0024_create_engine_sampling.sql). */
+export interface EngineSkipRow {
+  workspace_id: string
+  trace_id: string
+  engine: string
+  reason: string
+  sample_rate: number
+  /** Epoch ms. */
+  skipped_at: string
+  /** Unix seconds. */
+  expires_at: number
+  [column: string]: unknown
+}
+
+export async function recordSkippedTraces(store: Store, rows: EngineSkipRow[]): Promise<void> {
+  if (rows.length) await store.insert('engine_skips_v1', rows, { tag: 'engines.skips' })
+}
+
+export interface EngineSkip {
+  engine: string
+  reason: string
+  sample_rate: number
+  skipped_at_ms: number
+}
+
+/** The newest skip of each named engine for one trace (engines that never skipped it are absent). */
+export async function latestEngineSkips(store: Store, workspaceId: string, traceId: string, engines: string[]): Promise<Map<string, EngineSkip>> {
+  const rows = await store.query<{ engine: string; reason: string; sample_rate: number; skipped_at_ms: number }>(
+    `SELECT engine, argMax(reason, skipped_at) AS reason, argMax(sample_rate, skipped_at) AS sample_rate, toUnixTimestamp64Milli(max(skipped_at)) AS skipped_at_ms
+FROM engine_skips_v1
+WHERE workspace_id = {ws:UUID} AND trace_id = {trace:String} AND engine IN {engines:Array(String)} AND expires_at > now()
+GROUP BY engine`,
+    { ws: workspaceId, trace: traceId, engines },
+    { tag: 'engines.latest-skips' },
+  )
+  return new Map(rows.map((r) => [r.engine, { engine: r.engine, reason: r.reason, sample_rate: Number(r.sample_rate), skipped_at_ms: Number(r.skipped_at_ms) }]))
 }
 
 /** Whether a trace exists in a workspace and started after the retention floor. */

@@ -1,6 +1,6 @@
 /**
- * The figures behind GET .../health/ingestion, and the engine-run write path the
- * engine workers use (engine_runs_v1).
+ * The figures behind GET .../health/ingestion, and the write paths the engine
+ * workers report through (engine_runs_v1, engine_jobs_hourly_v1).
  */
 import type { Store } from '../types.js'
 
@@ -19,6 +19,26 @@ export async function recordEngineRuns(store: Store, runs: EngineRun[]): Promise
   )
 }
 
+/** One batch's jobs of one workspace by outcome (engine_jobs_hourly_v1). */
+export interface EngineJobCounts {
+  workspace_id: string
+  engine: string
+  at_ms: number
+  analysed: number
+  skipped: number
+  failed: number
+}
+
+export async function recordEngineJobCounts(store: Store, counts: EngineJobCounts[]): Promise<void> {
+  const rows = counts.filter((c) => c.analysed + c.skipped + c.failed > 0)
+  if (rows.length === 0) return
+  await store.insert(
+    'engine_jobs_hourly_v1',
+    rows.map((c) => ({ workspace_id: c.workspace_id, engine: c.engine, hour: Math.floor(c.at_ms / 3_600_000) * 3600, analysed: c.analysed, skipped: c.skipped, failed: c.failed })),
+    { tag: 'engines.job-counts' },
+  )
+}
+
 export interface IngestionFigures {
   lastSpanAtMs: number | null
   spansLastHour: number
@@ -26,12 +46,14 @@ export interface IngestionFigures {
   /** Completions (engine jobs emitted) older than the stall threshold: their newest emission time. */
   oldestPendingJobsAtMs: number | null
   engines: Map<string, { lastRunAtMs: number | null; lastOkAtMs: number | null }>
+  /** Jobs per engine since the start of the previous hour (as spansLastHour). */
+  engineJobs: Map<string, { analysed: number; skipped: number }>
 }
 
 /** `stallBeforeMs`: jobs emitted before this and not followed by a run count against an engine. */
 export async function ingestionFigures(store: Store, workspaceId: string, nowMs: number, stallBeforeMs: number): Promise<IngestionFigures> {
   const hourAgo = String(nowMs - 3_600_000)
-  const [last, spans, dead, jobs, runs] = await Promise.all([
+  const [last, spans, dead, jobs, runs, jobCounts] = await Promise.all([
     store.query<{ ms: number }>(`SELECT toUnixTimestamp64Milli(max(last_received_at)) AS ms FROM traces_v1 WHERE workspace_id = {ws:UUID}`, { ws: workspaceId }, { tag: 'health.last-span' }),
     store.query<{ n: number }>(
       `SELECT sum(spans) AS n FROM usage_hourly_v1 WHERE workspace_id = {ws:UUID} AND hour >= toStartOfHour(fromUnixTimestamp64Milli({from:Int64}))`,
@@ -55,6 +77,12 @@ FROM dead_letters_v1 WHERE workspace_id = {ws:String} AND received_at >= fromUni
       { ws: workspaceId },
       { tag: 'health.engine-runs' },
     ),
+    store.query<{ engine: string; analysed: number; skipped: number }>(
+      `SELECT engine, sum(analysed) AS analysed, sum(skipped) AS skipped FROM engine_jobs_hourly_v1
+WHERE workspace_id = {ws:UUID} AND hour >= toStartOfHour(fromUnixTimestamp64Milli({from:Int64})) GROUP BY engine`,
+      { ws: workspaceId, from: hourAgo },
+      { tag: 'health.engine-jobs' },
+    ),
   ])
   const ms = (v: unknown) => (Number(v) > 1 ? Number(v) : null)
   return {
@@ -63,5 +91,6 @@ FROM dead_letters_v1 WHERE workspace_id = {ws:String} AND received_at >= fromUni
     deadLettersLastHour: Number(dead[0]?.n ?? 0),
     oldestPendingJobsAtMs: ms(jobs[0]?.ms),
     engines: new Map(runs.map((r) => [r.engine, { lastRunAtMs: ms(r.run_ms), lastOkAtMs: ms(r.ok_ms) }])),
+    engineJobs: new Map(jobCounts.map((r) => [r.engine, { analysed: Number(r.analysed), skipped: Number(r.skipped) }])),
   }
 }

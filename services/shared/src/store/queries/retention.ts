@@ -6,7 +6,7 @@
  * or after the window's floor. Outside it, all of it goes: its spans, its traces_v1
  * rows, and every row derived from it (PER_TRACE_TABLES). Dead letters go by when
  * they were received. Roll-ups (usage, latency, drift, the sources counted before
- * trace_sources_v1, engine runs) hold neither text nor trace ids and outlive the
+ * trace_sources_v1, engine runs and job counts) hold neither text nor trace ids and outlive the
  * window by design.
  */
 import { mutationTarget } from '../cluster.js'
@@ -23,6 +23,7 @@ export const PER_TRACE_TABLES = {
   alignment_flags_v1: 'computed_at',
   trace_completions_v1: 'completed_at',
   trace_sources_v1: 'analysed_at',
+  engine_skips_v1: 'skipped_at',
 } as const
 export type PerTraceTable = keyof typeof PER_TRACE_TABLES
 
