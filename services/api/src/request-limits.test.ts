@@ -128,5 +128,5 @@ describe('/metrics cardinality', () => {
     expect(added.length).toBeLessThanOrEqual(4)
     expect(added).toContain('svc_api_request_duration_seconds_count{route="/v1/observ/orgs/:org/workspaces/:ws/traces/:trace_id",status="404"}')
     expect(added).toContain('svc_api_request_duration_seconds_count{route="unmatched",status="401"}')
-  })
+  }, 60_000)
 })

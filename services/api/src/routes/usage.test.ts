@@ -10,15 +10,17 @@ const HOUR = 3_600_000
 let h: Harness
 
 let n = 0
+// One clock reading for every span: durations between spans must not depend on how busy the machine is.
+const NOW = Date.now()
 /** One span; `agoMs` before now; an llm span has a model and tokens. */
 const span = (o: { trace: string; root?: boolean; type: string; agoMs: number; ms: number; model?: string; project?: string; cost?: number; error?: boolean; unpriced?: boolean; first?: 0 | 1 }) => {
-  const start = BigInt(Date.now() - o.agoMs) * 1_000_000n
+  const start = BigInt(NOW - o.agoMs) * 1_000_000n
   return {
     org_id: ORG, workspace_id: WS, project_id: o.project ?? 'p1', trace_id: o.trace, span_id: String(++n).padStart(16, '0'), parent_span_id: o.root ? '' : 'f'.repeat(16),
     name: o.type, kind: 'INTERNAL', start_time: start.toString(), end_time: (start + BigInt(o.ms) * 1_000_000n).toString(), duration_ns: String(o.ms * 1_000_000),
     status_code: o.error ? 'ERROR' : 'OK', model: o.model ?? '', provider: o.model ? 'openai' : '', span_type: o.type,
     input_tokens: o.model ? 100 : 0, output_tokens: o.model ? 10 : 0, cost_usd: o.cost ?? 0, cost_source: o.unpriced ? 'unpriced' : o.model ? 'priced' : '',
-    is_llm: o.model ? 1 : 0, received_at: String(Date.now()), expires_at: Math.floor(Date.now() / 1000) + 86400 * 60, first_delivery: o.first ?? 1,
+    is_llm: o.model ? 1 : 0, received_at: String(NOW), expires_at: Math.floor(NOW / 1000) + 86400 * 60, first_delivery: o.first ?? 1,
   }
 }
 const T = (i: number) => String(i).padStart(32, 'a')

@@ -183,7 +183,7 @@ describe('/metrics cardinality', () => {
     expect(series.length).toBeLessThanOrEqual(5)
     expect(series).toContain('svc_ingest_request_duration_seconds_count{route="/v1/workspaces/:ws/sdk-config",status="404"} 167')
     expect(series.filter((l) => l.includes('route="unmatched"')).length).toBeGreaterThan(0)
-  })
+  }, 60_000)
 })
 
 describe('times outside the stored range', () => {
