@@ -161,12 +161,15 @@ describe('web console (Chromium)', () => {
     try {
       const other = await browser.context.newPage()
       const answered = other.waitForResponse((r) => r.url() === target)
-      await other.goto(`http://127.0.0.2:${port}/`)
+      // Only until it starts: its own script navigates it away to the form's target at once.
+      await other.goto(`http://127.0.0.2:${port}/`, { waitUntil: 'commit' })
       const res = await answered
       // Refused whether or not the browser sent the cookie (SameSite=Strict keeps it home; the CSRF check refuses it anyway).
       expect([401, 403]).toContain(res.status())
       await other.close()
     } finally {
+      // The browser keeps its connection alive; close it rather than wait for the browser to.
+      evil.closeAllConnections()
       await new Promise((r) => evil.close(r))
     }
     const keys = (await (await svc.api(`${WS_API}/api-keys`)).json()) as { keys: Array<{ name: string }> }
