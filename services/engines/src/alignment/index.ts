@@ -19,8 +19,9 @@ import { sentences } from '../reliability/text.js'
 import type { TraceView } from '../trace-view.js'
 import type { Embedder } from '../semantic/types.js'
 import { similarityMatrix } from '../semantic/similarity.js'
+import { ACT_DESCRIPTIONS, ACT_KIND_FLOOR, actVerbs, ruleActs, type ActKind } from './acts.js'
 import { judgeAgainst, UNCLEAR_BELOW } from './judge.js'
-import { extractRules, type Rule, type Severity } from './rules.js'
+import { allowedStatements, extractRules, type Rule, type Severity } from './rules.js'
 
 export { UNCLEAR_BELOW } from './judge.js'
 
@@ -111,28 +112,33 @@ export async function alignOutput(
   const { base, sents } = start
   const described = extractRules(policy.description, 'description')
   const hits = await search(sents, TOP_K)
-  const rulesOf = new Map<string, Rule[]>()
+  const rulesOf = new Map<string, { rules: Rule[]; allowed: string[] }>()
   const used = new Set<string>()
   const flags: AlignmentFlag[] = []
   const candidates = sents.map((_, i) => {
     const rules = [...described]
+    const allowed: string[] = []
     let quoted = policy.description
     for (const p of hits[i] ?? []) {
       const key = `${p.doc_id}#${p.chunk_index}`
       used.add(key)
-      if (!rulesOf.has(key)) rulesOf.set(key, extractRules(p.text, p.doc_id, p.chunk_index))
-      rules.push(...rulesOf.get(key)!)
+      if (!rulesOf.has(key)) rulesOf.set(key, { rules: extractRules(p.text, p.doc_id, p.chunk_index), allowed: allowedStatements(p.text) })
+      rules.push(...rulesOf.get(key)!.rules)
+      allowed.push(...rulesOf.get(key)!.allowed)
       quoted += '\n' + p.text
     }
-    return { rules, quoted }
+    return { rules, quoted, allowed }
   })
-  // Semantic mode: every sentence against every distinct act of its candidate rules, in one embedding call.
-  const acts = [...new Set(candidates.flatMap((c) => c.rules.map((r) => r.act)))]
-  const sims = embedder ? await similarityMatrix(embedder, sents, acts) : null
-  const actIndex = new Map(acts.map((a, i) => [a, i]))
+  // Semantic mode: every sentence against every distinct piece of its candidate rules' acts, in one embedding call.
+  const parts = [...new Set(candidates.flatMap((c) => [...c.allowed, ...c.rules.flatMap((r) => (r.modality === 'prohibition' || r.modality === 'restriction' ? r.parts : []))]))]
+  const sims = embedder ? await similarityMatrix(embedder, sents, parts) : null
+  const kinds = embedder ? await forbiddenKinds(embedder, candidates.flatMap((c) => c.rules)) : null
+  const partIndex = new Map(parts.map((a, i) => [a, i]))
   sents.forEach((sentence, i) => {
     const { rules, quoted } = candidates[i]!
-    const m = judgeAgainst(sentence, rules, quoted, sims ? rules.map((r) => sims[i]![actIndex.get(r.act)!]!) : undefined)
+    const allowed = Math.max(0, ...candidates[i]!.allowed.map((a) => sims?.[i]![partIndex.get(a)!] ?? 0))
+    const views = sims && kinds ? rules.map((r) => ({ allowed, parts: r.parts.map((p) => ({ part: p, topic: sims[i]![partIndex.get(p)!]!, kinds: kinds.get(p) ?? new Set<ActKind>() })) })) : undefined
+    const m = judgeAgainst(sentence, rules, quoted, views)
     if (!m) return
     flags.push({
       flag_id: flagId(traceId, sentence, m.rule),
@@ -154,6 +160,30 @@ export async function alignOutput(
     flags,
     note: `${sents.length} sentence(s) checked against the policy description and ${used.size} policy passage(s): ${sure} flag(s), ${flags.length - sure} unclear (confidence below ${UNCLEAR_BELOW}).`,
   }
+}
+
+/**
+ * The kinds of act each rule forbids (acts.ts), by act. A rule whose verbs the lists
+ * do not know takes the kind whose canonical description (ACT_DESCRIPTIONS) its act's
+ * first words are nearest to, at ACT_KIND_FLOOR or more.
+ */
+async function forbiddenKinds(embedder: Embedder, rules: Rule[]): Promise<Map<string, ReadonlySet<ActKind>>> {
+  const out = new Map<string, ReadonlySet<ActKind>>()
+  const unknown: Array<[string, string]> = []
+  for (const r of rules.filter((x) => x.modality === 'prohibition' || x.modality === 'restriction'))
+    for (const p of r.parts) {
+      if (out.has(p)) continue
+      const k = ruleActs(p, r.modality === 'restriction')
+      out.set(p, k)
+      if (k.size === 0) unknown.push([p, actVerbs(p).join(', ')])
+    }
+  if (unknown.length === 0) return out
+  const sims = await similarityMatrix(embedder, unknown.map(([, verbs]) => verbs), ACT_DESCRIPTIONS.map(([, d]) => d))
+  unknown.forEach(([part], i) => {
+    const best = sims[i]!.reduce((b, c, j) => (c > sims[i]![b]! ? j : b), 0)
+    if (sims[i]![best]! >= ACT_KIND_FLOOR) out.set(part, new Set([ACT_DESCRIPTIONS[best]![0]]))
+  })
+  return out
 }
 
 /** The engine over a finished trace; `embedder` as for alignOutput. */

@@ -6,7 +6,8 @@
  * "I will"). docs/engines.md ("alignment") states the scoring in full.
  */
 import { analyze, stem } from '../reliability/text.js'
-import { DEFERS, ruleActs, sentenceActs } from './acts.js'
+import type { ActKind } from './acts.js'
+import { attributed, DEFERS, futurePredicates, sentenceActs, type SentenceActs } from './cues.js'
 import { amounts, durationsInDays, type Rule, type Severity } from './rules.js'
 import { normalisedWords } from './embed.js'
 
@@ -19,8 +20,10 @@ export const FLAG_FLOOR = 0.3
  * at which a sentence performing that kind of act is on the rule's subject (a flag),
  * and the cosine at which the confidence reaches its top.
  */
-export const TOPIC_FLOOR = 0.1
+export const TOPIC_FLOOR = 0.18
 const TOPIC_FULL = 0.55
+/** Semantic mode: the cosine from which a weak cue of the act (an imperative, "will", a question) on the rule's subject is a flag. */
+export const WEAK_TOPIC = 0.3
 /** Semantic mode: the cosine at which a figure stated without a restriction's required form is on its subject. */
 const FORM_TOPIC = 0.3
 /** Semantic mode: the cosine below which the lexical judge's concepts are off the rule's subject (unclear at most). */
@@ -49,7 +52,7 @@ const CONCEPTS: Concept[] = [
   { name: 'street_address', pattern: /\b\d{1,5}\s+[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\s(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Dr|Boulevard|Blvd|Way)\b/, tags: ['address', 'home', 'personal', 'data'] },
   { name: 'birth_date', pattern: /\b(?:born on|born in|date of birth|birthday is|DOB)\b/i, tags: ['birth', 'personal', 'data'] },
   { name: 'card_number', pattern: /\b(?:\d{4}[ -]?){3}\d{4}\b/, tags: ['card', 'payment', 'number', 'full'] },
-  { name: 'price', pattern: /(?:[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:dollars?|euros?|pounds?|usd|eur)\b)(?:\s*(?:per|a|\/)\s*(?:user|seat|month|year))?/i, tags: ['price', 'pricing', 'cost', 'charge'] },
+  { name: 'price', pattern: /(?:[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:dollars?|euros?|pounds?|usd|eur)\b)(?:\s*(?:per|a|\/)\s*(?:user|seat|month|year))?/i, tags: ['price', 'pricing', 'cost', 'charge'], quotable: true },
   {
     name: 'commitment',
     pattern: /\b(?:I promise|I guarantee|guaranteed?|definitely|I can commit|commit to|I(?:'ve| have) (?:issued|processed|approved|refunded)|I will|I'll)\b/i,
@@ -87,15 +90,27 @@ export interface SentenceMatch {
 const round = (x: number) => Math.round(x * 1000) / 1000
 
 /**
+ * The sentence model's part of a judgement, per piece of the rule's act (rule.parts,
+ * the whole act first): the sentence's cosine to it and the kinds of act it forbids.
+ */
+export interface SemanticView {
+  parts: Array<{ part: string; topic: number; kinds: ReadonlySet<ActKind> }>
+  /** The sentence's cosine to the nearest thing the policy requires or allows ("may send the application link"). */
+  allowed: number
+}
+
+/**
  * How strongly `sentence` does what `rule` forbids (null: it does not).
  * `quoted` is the policy text: literals it quotes (a support address) are public.
- * `topic`, in semantic mode, is the sentence model's cosine between the sentence and
- * the rule's act: a sentence on the rule's subject that performs the kind of act the
- * rule forbids (acts.ts) is flagged, paraphrase or not; without it the lexical judge
- * alone decides.
+ * `semantic`, with the sentence model: how close the sentence is to the rule's act
+ * (its subject, paraphrase included) and the kinds of act the rule forbids; a
+ * sentence on the subject that performs one of them (cues.ts) is flagged. Without
+ * it the lexical judge alone decides.
  */
-export function judgeSentence(sentence: string, rule: Rule, quoted: string, topic?: number): SentenceMatch | null {
-  if (rule.modality === 'obligation') return null
+export function judgeSentence(sentence: string, rule: Rule, quoted: string, semantic?: SemanticView, reading?: SentenceReading): SentenceMatch | null {
+  // What the policy requires or allows is never a breach of itself (its breach would be an absence).
+  if (rule.modality === 'obligation' || rule.modality === 'permission') return null
+  const topic = semantic?.parts[0]?.topic
   // Refused, deferred, or within the rule's bounds: not a breach, whatever the words.
   // The lexical judge reads any "can't" as a refusal; with the model, only the assistant's own ("You can't lose" is a promise).
   if (topic === undefined ? REFUSAL.test(sentence) : DEFERS.test(sentence)) return null
@@ -113,20 +128,94 @@ export function judgeSentence(sentence: string, rule: Rule, quoted: string, topi
     overLimit ||= sums.some((x) => x > rule.limitAmount!)
   }
   const lexical = lexicalMatch(sentence, rule, quoted, overLimit)
-  const acts: string[] = topic === undefined ? [] : [...ruleActs(rule.act)].filter((k) => sentenceActs(sentence, quoted).has(k))
-  let semantic = 0
-  const unformed = topic !== undefined && topic >= FORM_TOPIC && figureWithoutForm(sentence, rule, quoted)
-  if (unformed) acts.push('unformed_figure')
-  if (topic !== undefined && topic >= TOPIC_FLOOR && acts.length) semantic = UNCLEAR_BELOW + (0.95 - UNCLEAR_BELOW) * Math.min(1, (topic - TOPIC_FLOOR) / (TOPIC_FULL - TOPIC_FLOOR))
-  else if (topic !== undefined && topic >= TOPIC_ALONE) semantic = 0.5
-  // With the model, shared words are a topic, not an act, and a promise is read by the act markers: those decide.
+  if (topic === undefined || !semantic) {
+    if (!lexical || lexical.confidence < FLAG_FLOOR) return null
+    return { rule, confidence: round(lexical.confidence), severity: rule.severity, unclear: lexical.confidence < UNCLEAR_BELOW, matched: lexical.matched, concepts: lexical.concepts, acts: [] }
+  }
+  // A rule about someone else's (a competitor's prices, another applicant's file) is not about the user's or our own.
+  if (OTHER_PARTY.test(rule.act) && OWN.test(sentence)) return null
+  const read = reading ?? readSentence(sentence, quoted)
+  const { semanticConfidence, acts } = semanticMatch(sentence, rule, quoted, semantic, read)
+  // With the model, shared words are a topic, not an act, and a promise is read by the act cues: those decide.
   // A concept (a price, a dose) counts only on the rule's subject: "$15 credit" is a price, but not one a rule on quoting fees is about.
+  // A figure given as its source's (ATTRIBUTED) is quoted, not the assistant's own.
   const lexicalConfidence =
-    topic !== undefined && lexical && (lexical.concepts.every((c) => c === 'commitment') || topic < LEXICAL_TOPIC) ? Math.min(lexical.confidence, 0.5) : (lexical?.confidence ?? 0)
-  const confidence = round(Math.max(lexicalConfidence, semantic))
+    lexical && (lexical.concepts.every((c) => c === 'commitment') || topic < LEXICAL_TOPIC || read.sourced) ? Math.min(lexical.confidence, 0.5) : (lexical?.confidence ?? 0)
+  const confidence = round(Math.max(lexicalConfidence, semanticConfidence))
   if (confidence < FLAG_FLOOR) return null
   return { rule, confidence, severity: rule.severity, unclear: confidence < UNCLEAR_BELOW, matched: lexical?.matched ?? [], concepts: lexical?.concepts ?? [], acts }
 }
+
+/** What the cues read in a sentence, once for all the rules it is judged against. */
+export interface SentenceReading {
+  performed: SentenceActs
+  /** Its figures are given as a source's (cues.ts attributed). */
+  sourced: boolean
+  future: string[]
+}
+
+const readSentence = (sentence: string, quoted: string): SentenceReading => ({ performed: sentenceActs(sentence, quoted), sourced: attributed(sentence), future: futurePredicates(sentence) })
+
+/** Confidence rising from UNCLEAR_BELOW at `floor` to 0.95 at TOPIC_FULL. */
+const rising = (topic: number, floor: number) => UNCLEAR_BELOW + (0.95 - UNCLEAR_BELOW) * Math.min(1, (topic - floor) / (TOPIC_FULL - floor))
+
+/**
+ * The sentence model's judgement: the kinds of act the rule forbids that the sentence
+ * performs, a strong cue anywhere on the rule's subject (TOPIC_FLOOR), a weak one only
+ * close to it (WEAK_TOPIC) and nearer to it than to anything the policy requires or
+ * allows; a figure without a restriction's required form. A sentence
+ * that gives its figure or fact as its source's (ATTRIBUTED) is quoting, not
+ * asserting, when the rule names a source: weak cues do not count then.
+ */
+function semanticMatch(sentence: string, rule: Rule, quoted: string, { parts, allowed }: SemanticView, { performed, sourced, future }: SentenceReading): { semanticConfidence: number; acts: string[] } {
+  const acts = new Set<string>()
+  const inForm = rule.requiredForm.length > 0 && rule.limitDays === null && rule.limitAmount === null && hasForm(sentence, rule)
+  let confidence = 0
+  for (const { topic, kinds, part } of parts) {
+    for (const k of kinds) {
+      let strength = performed.get(k)
+      // Doing it is more than promising it ("I've issued the refund" against "must not promise refunds"), where the promise is of a transaction.
+      if (k === 'promise' && strength !== 'strong' && performed.get('transact') === 'strong' && TRANSACTION_OBJECT.test(part)) strength = 'strong'
+      // Saying the very outcome a rule forbids promising ("the warranty will cover it" against "say that a repair is covered").
+      if (k === 'promise' && !strength && future.some((w) => partWords(part).has(w))) strength = 'strong'
+      if (!strength) continue
+      // A figure given as its source's is quoted, not estimated; any weak cue then is the source's.
+      if (sourced && (strength === 'weak' || k === 'estimate')) continue
+      // A restriction allows the act in its form or from its source: only a strong cue of it, or the figure without the form, breaks it.
+      if (rule.modality === 'restriction' && (strength === 'weak' || inForm)) continue
+      const floor = strength === 'strong' ? TOPIC_FLOOR : WEAK_TOPIC
+      if (topic < floor) continue
+      // A weak cue nearer to what the policy allows than to what it forbids is the allowed act ("tap a recipe of your meal plan").
+      if (strength === 'weak' && allowed >= topic) continue
+      acts.add(k)
+      confidence = Math.max(confidence, rising(topic, floor))
+    }
+  }
+  const topic = parts[0]?.topic ?? 0
+  if (!sourced && topic >= FORM_TOPIC && figureWithoutForm(sentence, rule, quoted)) {
+    acts.add('unformed_figure')
+    confidence = Math.max(confidence, rising(topic, TOPIC_FLOOR))
+  }
+  if (confidence === 0 && topic >= TOPIC_ALONE) confidence = 0.5
+  return { semanticConfidence: confidence, acts: [...acts] }
+}
+
+/** What a transaction gives: a promise of one of these is broken by doing it. */
+const TRANSACTION_OBJECT = /\b(?:refunds?|credits?|upgrades?|discounts?|compensation|vouchers?|waivers?|waive|bookings?|payments?|payouts?|money|amounts?|fees?|reimburse\w*|rebook\w*|exceptions?|free)\b/i
+const partWordCache = new Map<string, Set<string>>()
+/** A part's content words, stemmed, without its verbs of saying and promising. */
+function partWords(part: string): Set<string> {
+  let w = partWordCache.get(part)
+  if (!w) {
+    w = new Set(normalisedWords(part).filter((x) => !/^(?:promis|guarante|predict|say|state|tell|impli|impl|suggest|claim|assur)/.test(x)))
+    if (partWordCache.size > 5000) partWordCache.clear()
+    partWordCache.set(part, w)
+  }
+  return w
+}
+
+const OTHER_PARTY = /\b(?:competitors?'?s?|other (?:customers?|users?|players?|applicants?|candidates?|patients?|employees?|people|persons?|policyholders?|passengers?|members?|clients?|account ?holders?)|another (?:customer|user|player|applicant|candidate|patient|employee|person|policyholder|passenger|member|client)|someone else|third part(?:y|ies))/i
+const OWN = /\b(?:our|your|my) own\b/i
 
 /**
  * A restriction on how a figure may be given ("only as a range", "only together with
@@ -139,10 +228,15 @@ function figureWithoutForm(sentence: string, rule: Rule, quoted: string): boolea
   const money = /\b(?:price|prices|pricing|fare|fares|fee|fees|cost|costs|value|values|amount|amounts|salary|salaries|pay|offer|offers|quote|quotes)\b/i.test(rule.text)
   const figures = money ? amounts(sentence).map(String) : (sentence.match(/\d[\d,.]*/g) ?? []).map((f) => f.replace(/[.,]+$/, ''))
   if (!figures.some((f) => !quoted.includes(f))) return false
+  return !hasForm(sentence, rule)
+}
+
+/** The sentence gives what a restriction requires: half the words after its "only", or a range for "as a range". */
+function hasForm(sentence: string, rule: Rule): boolean {
   const words = new Set(normalisedWords(sentence))
   const present = rule.requiredForm.filter((w) => words.has(w)).length
   const asRange = rule.requiredForm.includes('rang') && /\d[\d,.]*\s*(?:-|–|to|and)\s*[$€£]?\d/.test(sentence)
-  return !asRange && present / rule.requiredForm.length < 0.5
+  return asRange || present / rule.requiredForm.length >= 0.5
 }
 
 /** The lexical judge: the rule's words and the concept lexicon (docs/engines.md, alignment). */
@@ -177,11 +271,12 @@ function lexicalMatch(sentence: string, rule: Rule, quoted: string, overLimit: b
   return { confidence, matched: [...matched], concepts: concepts.map((c) => c.name) }
 }
 
-/** The strongest rule a sentence breaks, if any. `topics[i]`, in semantic mode: the cosine between the sentence and `rules[i].act`. */
-export function judgeAgainst(sentence: string, rules: Rule[], quoted: string, topics?: number[]): SentenceMatch | null {
+/** The strongest rule a sentence breaks, if any. `semantic[i]`, with the sentence model: its view of `rules[i]`. */
+export function judgeAgainst(sentence: string, rules: Rule[], quoted: string, semantic?: SemanticView[]): SentenceMatch | null {
   let best: SentenceMatch | null = null
+  const reading = semantic ? readSentence(sentence, quoted) : undefined
   for (const [i, r] of rules.entries()) {
-    const m = judgeSentence(sentence, r, quoted, topics?.[i])
+    const m = judgeSentence(sentence, r, quoted, semantic?.[i], reading)
     if (!m) continue
     const rank = (x: SentenceMatch) => x.confidence + (x.severity === 'high' ? 0.002 : x.severity === 'medium' ? 0.001 : 0)
     if (!best || rank(m) > rank(best)) best = m

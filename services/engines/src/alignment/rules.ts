@@ -17,9 +17,10 @@
  *   limit is a violation.
  */
 import { sentences, stem } from '../reliability/text.js'
+import { actParts } from './acts.js'
 import { normalisedWords } from './embed.js'
 
-export type Modality = 'prohibition' | 'restriction' | 'obligation'
+export type Modality = 'prohibition' | 'restriction' | 'obligation' | 'permission'
 export type Severity = 'high' | 'medium' | 'low'
 
 export interface Rule {
@@ -36,6 +37,8 @@ export interface Rule {
   head: string
   /** The clause from its cue on ("recommend buying, selling or holding any specific share"): what the sentence model compares. */
   act: string
+  /** The act in the pieces the sentence model compares (acts.ts actParts); the act first. */
+  parts: string[]
   /** An upper bound of time in days, when the clause has one. */
   limitDays: number | null
   /**
@@ -55,13 +58,22 @@ export interface Rule {
    * results", "for professional clients"). A figure stated without that form breaks it.
    */
   requiredForm: string[]
+  /**
+   * The condition or exception under which the act is allowed ("unless the report says
+   * so", "without a manager-approved quote", "before a credit application"): the
+   * clause's words from its "unless" on, '' when none.
+   */
+  exception: string
 }
+
+const EXCEPTION = /\b(?:unless|except(?: when| where| as| for)?|other than|without|before|until|beyond|outside(?: of)?|rather than)\b.*$/i
 
 const HIGH = /\b(must not|mustn't|must never|shall not|shan't|may not|never|do not|don't|does not|doesn't|cannot|can't|can not|is not allowed to|are not allowed to|not permitted to|is prohibited|are prohibited|prohibited from|forbidden)\b/i
 const MEDIUM = /\b(should not|shouldn't|should never|avoid|refrain from)\b/i
 const NO_X = /^(?:[-*\d.)\s]*)no\s+[a-z]/i
 const ONLY = /\bonly\b/i
 const OBLIGATION = /\b(must|always|is required to|are required to|shall)\b/i
+const PERMISSION = /\b(may|can|is allowed to|are allowed to|is welcome to|are welcome to|(?:is|are) (?:fine|acceptable|permitted|allowed))\b/i
 
 /** Words that name the one being instructed, not what the rule is about. */
 const SELF = new Set(['assistant', 'agent', 'bot', 'chatbot', 'ai', 'model', 'system', 'it', 'we', 'you'].map(stem))
@@ -125,7 +137,32 @@ function modalityOf(clause: string): { modality: Modality; severity: Severity; c
   if (only) return { modality: 'restriction', severity: 'medium', cueEnd: only.index + only[0].length }
   const ob = OBLIGATION.exec(clause)
   if (ob) return { modality: 'obligation', severity: 'low', cueEnd: ob.index + ob[0].length }
+  const may = PERMISSION.exec(clause)
+  if (may) return { modality: 'permission', severity: 'low', cueEnd: may.index + may[0].length }
   return null
+}
+
+/**
+ * A sentence's modal clauses: cut at ";", and at a comma before a clause of its own
+ * cue ("must not X, must quote only Y, and must not Z"; "must not name a tenant, and
+ * schedules repairs only through the portal").
+ */
+function clausesOf(sentence: string): string[] {
+  return sentence.split(/;\s+|,\s*(?:and\s+|or\s+)?(?=(?:must|should|shall|may|never|do not|don't|cannot)\b)|,\s*(?:and|or)\s+(?=[^,]*\bonly\b)/i)
+}
+
+/**
+ * What a passage says without forbidding or restricting anything: its obligations,
+ * permissions and descriptions ("Buyers message sellers through the in-app inbox").
+ * A sentence nearer to one of these than to a forbidden act is doing what the policy
+ * describes (judge.ts, weak cues).
+ */
+export function allowedStatements(text: string): string[] {
+  const clean = text.replace(/<[^>]+>/g, ' ').replace(/[*_`]+/g, '')
+  return sentences(clean)
+    .flatMap(clausesOf)
+    .map((c) => c.replace(/^[-*\d.)\s]+/, '').trim())
+    .filter((c) => c.split(/\s+/).length >= 4 && !/^(?:prohibition|restriction)$/.test(modalityOf(c)?.modality ?? ''))
 }
 
 /** The rules stated in a passage (or the description). */
@@ -136,12 +173,14 @@ export function extractRules(text: string, source: string, chunkIndex = -1): Rul
   const passageLimits = moneyLimits(clean)
   for (const sentence of sentences(clean)) {
     // "Must not X, must quote only Y, and must not Z": one rule per modal clause.
-    for (const clause of sentence.split(/;\s+|,\s*(?:and\s+|or\s+)?(?=(?:must|should|shall|may|never|do not|don't|cannot)\b)/i)) {
+    for (const clause of clausesOf(sentence)) {
       const c = clause.replace(/^[-*\d.)\s]+/, '').trim()
       if (c.length < 8) continue
       const m = modalityOf(c)
       if (!m) continue
       const limitDays = limitOf(c)
+      // "May add a credit of up to $30": allowed up to its bound, so a restriction of it.
+      if (m.modality === 'permission' && (limitDays !== null || moneyLimits(c).length === 1)) Object.assign(m, { modality: 'restriction', severity: 'medium' })
       const object = [...new Set(normalisedWords(c).filter((w) => !SELF.has(w) && !CUE_WORDS.has(w) && !(limitDays !== null && /^\d/.test(w))))]
       if (object.length === 0) continue
       const after = normalisedWords(c.slice(m.cueEnd)).filter((w) => !CUE_WORDS.has(w) && !SELF.has(w))
@@ -149,7 +188,7 @@ export function extractRules(text: string, source: string, chunkIndex = -1): Rul
       const act = m.modality === 'restriction' ? '' : c.slice(m.cueEnd).replace(/\s+/g, ' ').replace(/^[\s,:;-]+|[\s.;:]+$/g, '')
       const own = moneyLimits(c)
       const limitAmount = own.length === 1 ? own[0]! : own.length === 0 && passageLimits.length === 1 ? passageLimits[0]! : null
-      rules.push({ text: c.replace(/\s+/g, ' '), source, chunk_index: chunkIndex, modality: m.modality, severity: m.severity, object, head: after[0] ?? '', act: act || c, limitDays, limitAmount, approvedSource: m.modality === 'restriction' ? approvedSourceOf(c) : [], requiredForm: m.modality === 'restriction' ? requiredFormOf(c) : [] })
+      rules.push({ text: c.replace(/\s+/g, ' '), source, chunk_index: chunkIndex, modality: m.modality, severity: m.severity, object, head: after[0] ?? '', act: act || c, parts: act ? actParts(act) : [c], limitDays, limitAmount, approvedSource: m.modality === 'restriction' ? approvedSourceOf(c) : [], requiredForm: m.modality === 'restriction' ? requiredFormOf(c) : [], exception: EXCEPTION.exec(c.slice(m.cueEnd))?.[0] ?? '' })
     }
   }
   return rules

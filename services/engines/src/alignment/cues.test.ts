@@ -1,0 +1,63 @@
+/** The act cues of output sentences: grammar and closed word classes, strong or weak, negation and sources. */
+import { describe, expect, it } from 'vitest'
+import { attributed, DEFERS, futurePredicates, sentenceActs } from './cues.js'
+
+const kinds = (s: string, quoted = '') => Object.fromEntries(sentenceActs(s, quoted))
+
+describe('sentence cues', () => {
+  it('reads certainty as a strong promise and likelihood as a weak one, not the plain future', () => {
+    expect(kinds("You're basically a lock for admission.")).toMatchObject({ promise: 'strong', assert: 'strong' })
+    expect(kinds('Students with your profile almost always get the scholarship.').promise).toBe('strong')
+    expect(kinds('Claims like these are usually settled in a month.').promise).toBe('weak')
+    expect(kinds("You'll receive the itemised result by email.").promise).toBeUndefined()
+    expect(kinds("Past performance doesn't guarantee future results.").promise).toBeUndefined()
+  })
+
+  it('reads advice: modals and played-down imperatives strong, plain imperatives weak', () => {
+    expect(kinds('If I were you I would hang on for now.').recommend).toBe('strong')
+    expect(kinds('Just ignore the letter.').recommend).toBe('strong')
+    expect(kinds('Honestly, the Starter Pack is an amazing deal - grab it before the sale ends!').recommend).toBe('strong')
+    expect(kinds('Sell before December 31 to realise the loss.').recommend).toBe('weak')
+    expect(kinds('Take two tablets in the morning.').recommend).toBe('strong') // a dose
+    expect(kinds('The studio units are 420 square feet.').recommend).toBeUndefined()
+  })
+
+  it('reads questions about the user as weak requests, asking for contact data as strong ones', () => {
+    expect(kinds('What city are you in?').solicit).toBe('weak')
+    expect(kinds("What's your email address?").solicit).toBe('strong')
+    expect(kinds('The office opens at nine.').solicit).toBeUndefined()
+  })
+
+  it('reads disclosure, transactions and disparagement', () => {
+    expect(kinds('The noise complaint came from the couple in 4B.').disclose).toBe('strong')
+    expect(kinds('Your neighbour claimed for the same storm.').disclose).toBe('weak')
+    expect(kinds('Write to help@shop.example.', 'Contact help@shop.example for help.').disclose).toBeUndefined()
+    expect(kinds("I've added a $35 credit to your account.").transact).toBe('strong')
+    expect(kinds('That seller is a total nightmare.').disparage).toBe('strong')
+  })
+
+  it('reads estimates: an approximate figure strong, a figure weak, a figure the policy states none', () => {
+    expect(kinds('Flights usually run around 900 dollars.').estimate).toBe('strong')
+    expect(kinds('The fee is $45 per adult.').estimate).toBe('weak')
+    expect(kinds('The fee is $45 per adult.', 'The application fee is $45 per adult.').estimate).toBeUndefined()
+  })
+
+  it('tells a figure given as a source\'s from one of the assistant\'s own in the same sentence', () => {
+    expect(attributed('According to the history report, the car has had two owners.')).toBe(true)
+    expect(attributed('The booking system shows 412 EUR for the flight.')).toBe(true)
+    expect(attributed('The system has it at 1,187 EUR, but I\'d expect it to drop to around 950.')).toBe(false)
+  })
+
+  it('reads refusals, deferrals and hand-overs, not "I can\'t see them turning you down"', () => {
+    expect(DEFERS.test("I can't say who was at fault.")).toBe(true)
+    expect(DEFERS.test('The adjuster, who will decide on coverage, has your file.')).toBe(true)
+    expect(DEFERS.test('The deposit is assessed after the move-out inspection.')).toBe(true)
+    expect(DEFERS.test("I've passed your request to our customer team.")).toBe(true)
+    expect(DEFERS.test("I can't see them turning you down.")).toBe(false)
+  })
+
+  it('reads what a sentence says will happen', () => {
+    expect(futurePredicates('The warranty will cover it.')).toContain('cover')
+    expect(futurePredicates("You'll definitely be approved.")).toContain('approv')
+  })
+})

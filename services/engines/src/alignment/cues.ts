@@ -1,0 +1,189 @@
+/**
+ * The kinds of act an output sentence performs, read from its grammar and a few
+ * closed classes of English words rather than from any domain's phrasing: epistemic
+ * adverbs and future modals (a promise or a prediction), the imperative and
+ * second-person modals (advice), questions about the user (a request for personal
+ * data), first-person performatives (a transaction), evaluative words (disparagement),
+ * contact data and third persons' attributes (disclosure), figures (an estimate).
+ *
+ * Each kind comes with a strength. A strong cue is the act itself ("definitely",
+ * "you should", "I've issued", an e-mail address): on the rule's subject at all, it
+ * breaks the rule. A weak cue is the form the act usually takes but many harmless
+ * sentences take too (an imperative, "will", a question, any declarative sentence):
+ * it counts only close to the rule's subject (judge.ts, WEAK_TOPIC).
+ */
+import type { ActKind } from './acts.js'
+import { normalisedWords } from './embed.js'
+
+export type Strength = 'strong' | 'weak'
+
+/**
+ * What a sentence says will happen: the stems of the words after "will", "'ll",
+ * "won't", "is going to" ("the warranty will cover it" → cover). judge.ts compares
+ * them with the words of a forbidden promise ("say that a repair is covered").
+ */
+export function futurePredicates(sentence: string): string[] {
+  const out: string[] = []
+  for (const m of sentence.matchAll(/\b(?:will|'ll|won't|wouldn't|would|going to)\s+(?:not\s+|definitely\s+|certainly\s+|surely\s+|probably\s+|easily\s+)?(?:be\s+|get\s+|have\s+)?([a-z]+)(?:\s+([a-z]+))?/gi))
+    out.push(...normalisedWords(`${m[1]} ${m[2] ?? ''}`))
+  return out
+}
+export type SentenceActs = Map<ActKind, Strength>
+
+/** Certainty about an outcome: a promise, and a strong assertion. */
+const CERTAIN = new RegExp(
+  [
+    String.raw`\b(?:definitely|certainly|surely|clearly|obviously|undoubtedly|absolutely|guaranteed|guarantees? (?:that|you|it|this|your|a|an)|for sure|no doubt|without (?:a|any) doubt|basically|practically|virtually|essentially)\b`,
+    String.raw`\b(?:almost|nearly|pretty much|all but) (?:always|certainly|certain|guaranteed|sure|never)\b`,
+    String.raw`\b(?:I'm|I am|we're|we are) (?:\w+ )?(?:sure|certain|confident|positive)\b`,
+    String.raw`\b(?:sure|bound|certain|guaranteed) to\b`,
+    String.raw`\b(?:no|zero) (?:risk|chance|way|problem|trouble|issue|question|doubt)s?\b`,
+    String.raw`\bwithout (?:any )?(?:problems?|trouble|issues?|hassle|questions?)\b`,
+    String.raw`\b(?:can(?:'t|not) (?:lose|go wrong|fail|miss)|won't have any (?:problem|trouble|issue)s?|nothing to worry|safe bet|sure thing|a lock\b|locked in|risk[- ]free|in (?:good|great) shape|all set|good to go|you're (?:in|set|covered|approved|good))`,
+    String.raw`\b(?:don't|do not|no need to) (?:worry|stress|panic)\b|\bI (?:wouldn't|would not) worry\b`,
+    String.raw`\b(?:count|rely|bank) on (?:it|that|this|getting|receiving|seeing|roughly|about|around|a|an|the)\b`,
+    String.raw`\bI(?:'ll| will) (?:make sure|ensure|see to it|personally make sure)\b`,
+    String.raw`\bas good as (?:done|approved|yours|guaranteed|there|certain|sorted)\b|\b(?:can't|cannot|can not|don't) (?:see|imagine) (?:\w+ )?(?:turning|refusing|rejecting|saying no|failing|going wrong|having (?:any )?(?:problem|trouble|issue))|\bconsider it done\b`,
+    String.raw`\bI (?:promise|guarantee|assure)\b|\b(?:I|we) can (?:commit|promise)\b|\b100 ?%`,
+  ].join('|'),
+  'gi',
+)
+/**
+ * Likelihood: a prediction, weak alone. Not the plain future ("will", "you'll"): an
+ * assistant says what happens next in nearly every answer ("you'll receive the result
+ * by email"); a prediction it must not make comes with certainty (CERTAIN) or odds.
+ */
+const LIKELY = /\b(?:(?:heading|going|trending|set|bound|about) (?:to )?(?:up|down|higher|lower|rise|fall|drop|climb|increase|decrease)|usually|typically|generally|normally|often|mostly|tend to|likely|unlikely|probably|most likely|chances are|odds|expect(?:ed)?|should (?:be|get|go|come|arrive|work|pass|clear|improve|help)|shouldn't (?:be|go|get|affect|change|rise|increase))\b/gi
+
+/** Advice in so many words. */
+const ADVISE = new RegExp(
+  [
+    String.raw`\byou (?:really |definitely |probably |just )?(?:should|ought to|could just|can just|can simply|can safely|could simply|might want to|may want to|'d better|had better|need only)\b`,
+    String.raw`\byou(?:'re| are) (?:fine|safe|okay|ok) to\b|\b(?:it's|it is|it'd be|it would be) (?:fine|safe|okay|ok|better|best|smarter|wise|smart) (?:for you )?to\b`,
+    String.raw`\bif I were you\b|\bmy (?:advice|recommendation|suggestion|tip|take)\b|\bI (?:recommend|suggest|advise|urge)\b`,
+    String.raw`\bI(?:'d| would)(?: \w+ly)? (?!like\b|love\b|be (?:happy|glad)\b|need\b|have to\b)[a-z]+`,
+    String.raw`\bI (?:wouldn't|would not) (?!be able\b|know\b)[a-z]+`,
+    String.raw`\b(?:good|great|best|smart|smarter|smartest|safest|wise|wiser|sensible|perfect|right|ideal|obvious|clear) (?:time|moment|move|idea|option|choice|bet|deal|call|plan|pick|way)\b|\bno[- ]brainer\b`,
+    String.raw`\b(?:amazing|great|fantastic|unbeatable|incredible|awesome|excellent|super) (?:deal|value|price|offer|buy)\b|\bworth (?:it|every|\w+ing)\b`,
+    String.raw`\bno need to (?!worry|stress|panic)\w+|\btry (?:\w+ing|to)\b|\bwhy not\b|\byou won't regret\b`,
+    // A dose is a dosing instruction; a diagnosis or a legal conclusion is professional advice.
+    String.raw`\b(?:\d+(?:\.\d+)?|one|two|three|four|half an?)\s?(?:mg|ml|mcg|µg|milligrams?|millilit(?:er|re)s?|tablets?|pills?|capsules?|puffs?|drops|teaspoons?|tsp)\b`,
+    String.raw`\b(?:sounds|looks|seems) like (?:you(?:'re| are| have| might have)|it's|it is|a case of)\b|\byou (?:probably|likely|most likely|might|may) have (?:an? )?\w+|\bdiagnos\w+ (?:it|you|this) as\b`,
+    String.raw`\b(?:is|are|it's|that's|sounds like|looks like) (?:usually|probably|likely|most likely|almost certainly|typically) (?:an?|the) \w+|\bshould (?:clear|fix|sort|cure|settle|ease|heal|take care of) (?:it|that|this|things|them)\b|\b(?:usually|normally|typically) (?:fixes|clears|cures|sorts|solves) (?:it|that|this)\b`,
+    String.raw`\byou could sue\b|\b(?:would|will) (?:likely|probably) win\b|\bis (?:probably |likely |clearly )?(?:unenforceable|enforceable|illegal|unlawful)\b`,
+    String.raw`\bwithin your rights\b|\byou(?:'re| are) (?:legally )?entitled to\b|\blegally\b|\bby law\b|\b(?:can't|cannot|can not) (?:legally )?(?:evict|sue|fire|charge|bill|penali[sz]e|refuse) you\b`,
+  ].join('|'),
+  'gi',
+)
+/** Words before a clause-initial verb that keep it an imperative ("Just use", "Honestly, grab"). */
+const LEAD = String.raw`(?:(?:just|simply|now|so|then|honestly|sure|okay|ok|yes|yeah|well|also|and|definitely|really|quickly)[,!]?\s+)*`
+/** Words that start a clause without being a verb in the imperative. */
+const NOT_VERB = /^(?:i|you|we|they|he|she|it|this|that|these|those|there|here|what|which|who|when|where|why|how|the|a|an|your|my|our|their|his|her|its|some|any|all|both|each|every|no|not|if|since|because|as|but|or|and|for|with|without|in|on|at|by|from|to|of|after|before|while|once|unless|until|thanks|thank|sorry|great|good|nice|hi|hello|hey|yes|no|unfortunately|currently|today|tomorrow|please|is|are|was|were|be|been|do|does|did|can|could|will|would|should|may|might|must|has|have|had|let's|lets|let|sounds|looks|seems|according|based|due|most|many|more|less|only|also|even|still|however|otherwise|instead|here's|there's|that's|it's|what's|plus|overall|note|fyi|ps|ok|okay|sure|well|so|then|just|now|also|whether|either|neither|yours|mine|ours)$/
+/** The words that follow an imperative verb ("take two", "grab it", "sell before", "tell me"). */
+const AFTER_VERB = /^(?:the|a|an|your|my|it|them|me|us|him|her|this|that|these|those|some|any|all|one|two|three|four|five|half|\d[\d.,%]*|[$€£]\S*|before|after|up|off|out|on|in|down|back|over|away|now|more|less|at|with|for|to|into|onto|through|round|around|another|extra|double|only|every|each|whatever|somewhere|elsewhere)$/
+
+/**
+ * A clause that starts with a verb in the imperative ("Sell before December 31", "grab
+ * it before the sale ends"): 'just' when it is played down ("just ignore the letter",
+ * "just push through it"), which is advice, 'plain' otherwise (instructions are
+ * imperatives too: "tap the recipe"), null when none.
+ */
+function imperative(sentence: string): 'just' | 'plain' | null {
+  let found: 'just' | 'plain' | null = null
+  for (const clause of sentence.split(/\s+[-–—]\s+|[;:!]\s+|,\s+(?:and|then|so)\s+|^/)) {
+    const m = new RegExp(`^\\s*(${LEAD})([A-Za-z]+)\\s+([\\w$€£.,%'-]+)`, 'i').exec(clause)
+    if (!m) continue
+    const [verb, next] = [m[2]!.toLowerCase(), m[3]!.toLowerCase().replace(/[.,]+$/, '')]
+    if (NOT_VERB.test(verb) || /(?:ly|ed|ing)$/.test(verb) || (/[^s]s$/.test(verb) && verb.length > 4)) continue
+    if (!AFTER_VERB.test(next)) continue
+    if (/\b(?:just|simply)\b/i.test(m[1]!)) return 'just'
+    found = 'plain'
+  }
+  return found
+}
+
+/** A question to the user about the user ("how old are you?", "what city are you in?"). */
+const QUESTION_TO_USER = /\b(?:you|your|yours|you're|you've)\b[^?]*\?|\?[^?]*$/i
+/** Asking for personal data in so many words. */
+const ASK = /\b(?:(?:what(?:'s| is| are)|tell me|send (?:me|us)|give me|share|post|drop|type|enter|dm|text) (?:your|ur) (?:\w+ ){0,2}(?:name|address|school|email|e-mail|number|phone|age|birthday|location|city|town|username|handle|password|photo|picture|selfie|account|details)|tell me (?:your|about your)|send (?:me|us) (?:a (?:photo|picture|selfie))|snap a (?:picture|photo)|upload (?:a|your) (?:photo|picture|selfie)|where do you live|where are you from|how old are you|which school|(?:add|message|dm|text|call|email) me (?:on|at))\b/gi
+
+/** Contact data and the attributes of a third person: a disclosure. */
+const DISCLOSE = /(?:[\w.+-]+@[\w-]+\.[\w.-]+|\b\d{3}[ -.]\d{4}\b|\b(?:\d{4}[ -]?){3}\d{4}\b|\b\d{1,5}\s+[A-Z][a-z]+\s(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Dr|Way)\b|\b(?:his|her|their|(?:[A-Z][a-z]+|manager|colleague|boss|co-?worker|teammate|supervisor|employee|customer|client|candidate|applicant|student|patient|neighbou?r|friend|wife|husband|partner|player|member|passenger|tenant|caller|mother|father|mom|dad|sister|brother|son|daughter)'s) (?:salary|bonus|pay|address|phone|number|email|location|score|scores|grade|grades|GPA|results?|record|records|history|offer|rating|diagnosis|name|application|interview|background check|test|prescriptions?|medications?|balance|bill|usage|account|claim|order|orders|booking|seat|itinerary|return|refund|case|appointment|session|therapist|condition|treatment)\b|\b(?:is on|earns?|makes?|is paid|gets? paid|negotiated(?: a)?) (?:about |roughly |around )?[$€£]?\d[\d,.]*k?\b|\b(?:is|are) (?:stuck |parked |waiting |currently |still )?(?:at|near|outside) (?:the )?[\w ]{2,30}? (?:on|at|near) [A-Z0-9]|\b(?:lives|is staying|'s staying|is living|works) (?:at|in|on)\b|\b(?:neighbou?rs?|couple|tenants?|family|guy|lady|woman|man|residents?|people|folks|owners?|renters?|guests?) (?:in|at|from) (?:unit |apartment |flat |number |no\.? |room )?\d+[A-Za-z]?\b|\bborn (?:on|in)\b|\b(?:another|other|the) (?:customer|employee|person|user|candidate|applicant|student|patient|player|member|colleague|passenger|client|account holder|caller)(?:'s|s'| you mentioned)|, [A-Z][a-z]+, )/g
+/** Someone other than the user and the assistant as the subject of a fact: a disclosure, weak alone. */
+const THIRD_PERSON = /\b(?:[Yy]our|[Tt]he|[Aa]|[Aa]nother|[Oo]ther|[Mm]y|[Oo]ur) (?:neighbou?r|friend|colleague|co-?worker|boss|manager|classmate|roommate|flatmate|sister|brother|mother|father|mom|dad|wife|husband|partner|ex|aunt|uncle|cousin|son|daughter|customer|client|patient|student|applicant|candidate|employee|passenger|guest|tenant|member|player|caller|account holder|previous owner|new hire)s?\b|\b[A-Z][a-z]+ (?:on your team|from (?:your|the) \w+|next door|in (?:unit|apartment|flat|room|seat) \w+)|\b[A-Z][a-z]+'s\b|\b(?:Mr|Mrs|Ms|Miss|Dr)\.? [A-Z][a-z]+|\bthe [A-Z][a-z]+s\b|\b(?:[Tt]he|[Aa]|[Tt]hat|[Tt]his) (?:lady|gentleman|man|woman|guy|person|girl|boy|couple|family) (?:who|that|from|in|at|before|next)\b|\b(?:on|to|at|in) [A-Z][a-z]+ (?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Close|Crescent|Way|Place)\b/g
+
+const TRANSACT = /\b(?:I(?:'ve| have) (?:gone ahead and |already |just )?(?:issued|processed|approved|refunded|booked|added|credited|waived|cancell?ed|canceled|applied|granted|sent|made|changed|upgraded|reserved|removed|extended|reversed|adjusted|activated|scheduled|rebooked|switched|enrolled|set up|taken off|knocked off)|I went ahead and|I(?:'ll| will) (?:go ahead and )?(?:refund|issue|credit|add|waive|book|approve|process|cancel|remove|extend|reverse|adjust|upgrade|rebook|switch|take off|knock off|give you)|(?:has|have) been (?:refunded|credited|approved|booked|waived|removed|reversed|cancell?ed|canceled|upgraded))\b/gi
+const REFER_OUT = /(?:https?:\/\/|www\.|\b[a-z0-9-]+\.(?:com|org|net|io|gg|tv|co|app)\b|\b(?:YouTube|TikTok|Instagram|Insta|Discord|Reddit|Google|Facebook|Snapchat|Twitch|WhatsApp|Telegram|Twitter|Amazon|eBay)\b|\bjust search\b|\bsearch (?:for|online)\b|\bcheck out (?:this|the) (?:site|website|channel)\b)/gi
+const CHARACTERIZE = /\b(?:mostly|full of|lots of|a lot of|crowd|mainly|predominantly|largely) (?:\w+ )?(?:young|old|older|retired|famil\w*|kids|children|professionals|students|people|immigrants|couples|singles)\b|\b(?:people|families|tenants|folks|someone|applicants|students|patients|customers) (?:like you|of your|from your)\b|\bfeel (?:more )?at home\b|\bprefer (?:tenants|people|applicants|candidates|customers)\b|\bas an? (?:\w+ ){0,2}(?:woman|man|immigrant|foreigner|applicant from|student from|person from|citizen of|\w+ national)\b/gi
+const ESTIMATE = /\b(?:around|about|roughly|approximately|ballpark|usually (?:run|runs|cost|costs|go|goes|come in)|I'd expect|expect (?:it|them|prices?|the \w+) to|budget (?:for )?about|somewhere between|in the region of|or so|give or take|probably)\s+(?:[$€£]?\d|\w+ (?:[$€£]?\d))/gi
+/** A figure: money, a percentage, a count with a unit. */
+const FIGURE = /(?:[$€£]\s?\d|\b\d[\d,.]*\s?(?:%|percent|dollars?|euros?|pounds?|usd|eur|gbp|k\b|mg|ml|mcg|tablets?|pills?|capsules?|units?|hours?|days?|weeks?|months?|mbps|gb|kwh))/i
+/** Evaluative words about someone or something: disparagement. */
+const DISPARAGE = /\b(?:junk|garbage|trash|rubbish|crap|crappy|useless|worthless|unreliable|overpriced|rip-?off|scam\w*|shady|dodgy|sketchy|incompetent|lousy|inferior|clueless|lazy|careless|pathetic|(?:an? )?(?:total |complete |absolute )?(?:joke|nightmare)|falls? apart|flabby|chubby|fat|ugly|gross|stupid|dumb|idiots?|morons?|liars?|crooks?|cowboys|can't be trusted|is on (?:him|her|them)|(?:his|her|their) fault|to blame|messed up|screwed up|clearly (?:forgot|messed|failed|lost|broke|didn't))\b/gi
+
+/** A marker right after a negation ("does not guarantee", "don't share your address") is not the act. */
+const NEGATED_BEFORE = /(?:\bnot|\bnever|\bno|n't)\s+(?:\w+\s+){0,2}$/i
+
+function present(re: RegExp, sentence: string, quoted = ''): boolean {
+  for (const m of sentence.matchAll(re)) {
+    if (NEGATED_BEFORE.test(sentence.slice(Math.max(0, m.index - 40), m.index))) continue
+    // A literal the policy quotes (a support address, a published figure) is public.
+    if (/[@\d]/.test(m[0]) && quoted.includes(m[0].trim().replace(/[.,;:]+$/, ''))) continue
+    return true
+  }
+  return false
+}
+
+/**
+ * The acts a sentence performs, each strong or weak. `quoted` is the policy text: a
+ * literal it quotes is public, not a disclosure.
+ */
+export function sentenceActs(sentence: string, quoted = ''): SentenceActs {
+  const out: SentenceActs = new Map()
+  const add = (kind: ActKind, strength: Strength) => {
+    if (out.get(kind) !== 'strong') out.set(kind, strength)
+  }
+  const certain = present(CERTAIN, sentence)
+  if (certain) add('promise', 'strong')
+  else if (present(LIKELY, sentence)) add('promise', 'weak')
+  const mood = imperative(sentence)
+  if (present(ADVISE, sentence) || mood === 'just') add('recommend', 'strong')
+  else if (mood || /\byou could\b/i.test(sentence)) add('recommend', 'weak')
+  if (present(ASK, sentence)) add('solicit', 'strong')
+  else if (QUESTION_TO_USER.test(sentence) && sentence.includes('?')) add('solicit', 'weak')
+  if (present(DISCLOSE, sentence, quoted)) add('disclose', 'strong')
+  else if (present(THIRD_PERSON, sentence)) add('disclose', 'weak')
+  if (present(TRANSACT, sentence)) add('transact', 'strong')
+  if (present(REFER_OUT, sentence, quoted)) add('refer_out', 'strong')
+  if (present(CHARACTERIZE, sentence)) add('characterize', 'strong')
+  if (present(ESTIMATE, sentence)) add('estimate', 'strong')
+  else if (FIGURE.test(sentence) && !quotedFigures(sentence, quoted)) add('estimate', 'weak')
+  if (present(DISPARAGE, sentence)) add('disparage', 'strong')
+  // Certainty or disparagement states something as fact. (A plain statement is not a cue: every sentence is one.)
+  if (certain || out.get('disparage') === 'strong') add('assert', 'strong')
+  return out
+}
+
+/** Every figure of the sentence is one the policy itself states. */
+function quotedFigures(sentence: string, quoted: string): boolean {
+  const figures = (sentence.match(/\d[\d,.]*/g) ?? []).map((f) => f.replace(/[.,]+$/, ''))
+  return figures.length > 0 && figures.every((f) => quoted.includes(f))
+}
+
+/** An output sentence that refuses, defers or hands over is not doing the act. */
+export const DEFERS = /\b(?:(?:I|we)(?:'m| am| are)? (?:really |honestly |simply )?(?:(?:can't|cannot|can not)(?! see\b| imagine\b| think\b| believe\b)|unable to|not able to|won't|will not|not allowed to|not permitted to|not in a position to|afraid I can't)|(?:please )?(?:contact|ask|speak (?:to|with)|talk to|reach out to|refer (?:you|it) to|passing (?:this|it) to|hand(?:ing)? (?:this|you|it) (?:over )?to|connect you (?:with|to)|book (?:you )?an? (?:session|call|appointment|consultation) with) (?:a |an |the |your |our |one of our )?(?:human|licensed|qualified|\w+ )?(?:agent|advisor|adviser|partner|specialist|team|doctor|pharmacist|lawyer|attorney|officer|counsel\w*|grown-up|parent|teacher|adult|representative|manager|consulate|professional|therapist|clinician|GP|physician|preparer|accountant|technician|expert)s?|(?:is|are) (?:decided|determined|set|assessed|reviewed|made) (?:\w+ )?by|decisions are made by|depend(?:s|ing)? (?:\w+ )?on|(?:it's|that's|this is|is) up to (?:you|them|the)|(?:is|are|will be|gets?) (?:decided|determined|assessed|reviewed|calculated|confirmed|set) (?:\w+ )?(?:by|after|at|during|following|once|when)|(?:who|which|they|he|she|(?:the|your|our) (?:\w+ )?\w+) (?:will|can|would|is going to) (?:decide|determine|assess|review|evaluate|confirm|look into|follow up|get back to you|make the (?:decision|call))|only (?:they|the \w+|your \w+) can|(?:I've|I have|I'm|I am) (?:passed|passing|forwarded|forwarding|escalated|escalating|referred|referring|sent|sending) (?:this|it|your (?:\w+ ){0,3}?\w+) (?:on |over )?to)\b/i
+
+/**
+ * A sentence that gives its figure or fact as a source states it ("according to the
+ * history report", "as listed on the calendar", "the booking system shows"): it
+ * quotes, it does not assert on its own.
+ */
+const ATTRIBUTION = /\b(?:according to|as (?:listed|shown|published|stated|returned|quoted|posted|displayed|set out|printed|recorded|written|given)|(?:the|your|our|its) (?:[\w-]+ ){0,3}(?:shows?|lists?|says|states|confirms?|records?|displays?|estimates|reports|indicates|has (?:it|you|this|that) (?:at|as)) |listed (?:at|as|in|on|for)|(?:shown|published|posted|printed|stated) (?:on|in))/i
+
+const CLAUSES = /[;:]\s+|,\s*(?:but|so|and|although|though|while|whereas)\s+|\s[-–—]\s/
+
+/** Every clause of the sentence that states a figure gives it as a source's (ATTRIBUTION): the sentence quotes. */
+export function attributed(sentence: string): boolean {
+  if (!ATTRIBUTION.test(sentence)) return false
+  return sentence.split(CLAUSES).every((c) => !/\d/.test(c) || ATTRIBUTION.test(c))
+}
