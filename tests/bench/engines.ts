@@ -15,9 +15,13 @@
  * clock starts); `--lexical` runs the fallback without it. The compute part gives
  * alignment an enabled policy (tests/fixtures/alignment/refunds.json, searched in
  * memory); the pipeline's workspace has none, so alignment only checks its setting there.
+ * First, with the model: the main thread's event-loop delay while 200 new sentences
+ * are embedded in this thread (the model called directly) and in the model's worker
+ * thread (semantic/threaded-model.ts, what the engines use).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { spanRow } from '@svc/assembler/assemble'
 import { ENGINE_DEFINITIONS } from '@svc/engines/registry'
@@ -25,6 +29,7 @@ import { loadAlignmentFixtures } from '@svc/engines/alignment/eval-fixtures'
 import { memorySearch } from '@svc/engines/alignment/memory-search'
 import { semanticLayer } from '@svc/engines/semantic/layer'
 import { modelDir } from '@svc/engines/semantic/model-files'
+import { SentenceModel } from '@svc/engines/semantic/sentence-model'
 import { startEngines } from '@svc/engines/service'
 import { FIXTURE_WORKSPACE, fixtureView, loadFixtures } from '@svc/engines/test-support/fixtures'
 import { decodeTraceRequest } from '@svc/ingest/otlp/decode'
@@ -57,6 +62,28 @@ const views = fixtures.map(fixtureView)
 const modelDirectory = args.lexical ? join(REPO_ROOT, '.bench-no-model') : modelDir(process.env.SVC_MODEL_DIR)
 const sentenceModel = await semanticLayer(modelDirectory).embedder()
 process.stdout.write(`\nmode: ${sentenceModel ? `deterministic (${sentenceModel.model})` : 'deterministic-lexical (no sentence model)'}\n`)
+
+// 0. The model off the event loop: what a burst of embeddings does to everything else on the main thread.
+if (sentenceModel) {
+  const loopDelay = async (embed: (texts: string[]) => Promise<unknown>, tag: string) => {
+    const texts = Array.from({ length: 200 }, (_, i) => `${tag} sentence ${i}: the refund of $${i}.50 was approved on day ${i} and reaches the card within ${i % 9} days.`)
+    const h = monitorEventLoopDelay({ resolution: 1 })
+    h.enable()
+    const t0 = performance.now()
+    await embed(texts)
+    const ms = performance.now() - t0
+    h.disable()
+    return `${fmt(ms / texts.length, 2)} ms per sentence; event-loop delay p50 ${fmt(h.percentile(50) / 1e6, 1)} ms, p99 ${fmt(h.percentile(99) / 1e6, 1)} ms, max ${fmt(h.max / 1e6, 1)} ms`
+  }
+  const inThread = await SentenceModel.load(modelDirectory)
+  process.stdout.write('\nsentence model: 200 new sentences embedded while the event loop is watched\n')
+  table([
+    ['in this thread (SentenceModel)', await loopDelay((t) => inThread.embed(t), 'a')],
+    ['in the model thread (the engines)', await loopDelay((t) => sentenceModel.embed(t), 'b')],
+  ])
+  await inThread.release()
+}
+
 const policy = loadAlignmentFixtures().find((f) => f.file === 'refunds.json')!.policy
 const searchPolicy = memorySearch([{ doc_id: policy.id, text: policy.document }], sentenceModel ?? undefined)
 

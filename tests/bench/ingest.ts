@@ -3,6 +3,7 @@
  *                   [--seconds 20] [--concurrency 16]
  *                   [--traces-per-request 10] [--spans-per-trace 20] [--fresh-rate N]
  *                   [--ingest-processes N]   (Kafka mode: N standalone ingest processes)
+ *                   [--engines all|none|name,...[;...]] [--text]
  *
  * Runs the all-in-one service as a child process (as `pnpm start` would) and sends
  * realistic agent traces as OTLP/JSON over HTTP, OTLP protobuf over HTTP
@@ -16,6 +17,14 @@
  *
  * The load generator shares the machine's cores with the service; the numbers are
  * for the whole machine, as an operator running both would see them.
+ *
+ * `--engines` is the service's SVC_ENGINES (default all); several, separated by `;`,
+ * run one after another for a side by side (`--engines 'all;none'`). `--text` sends
+ * each trace with a support conversation (messages, a tool result, a retrieved
+ * passage; tests/support/traces.ts) and turns capture_text on, so the engines have an
+ * answer to judge with the sentence model; without it the traces carry no text and
+ * the engines have little to do. Each run ends with the engines' state as ingestion
+ * health reports it (jobs analysed and skipped, sample rate, backlog).
  */
 import { rmSync } from 'node:fs'
 import { Agent, request } from 'node:http'
@@ -43,6 +52,8 @@ const { values: args } = parseArgs({
     // load instead of the all-in-one's ingest, as behind a load balancer.
     'ingest-processes': { type: 'string', default: '0' },
     'fresh-rate': { type: 'string' },
+    engines: { type: 'string', default: 'all' },
+    text: { type: 'boolean', default: false },
   },
 })
 const SECONDS = Number(args.seconds)
@@ -59,7 +70,7 @@ interface Body { json: Buffer; wire: Buffer; traceIds: string[]; spans: number }
 function makeBodies(count: number, encoding: Encoding): Body[] {
   const out: Body[] = []
   for (let i = 0; i < count; i++) {
-    const traces = Array.from({ length: TRACES_PER_REQUEST }, () => agentTrace({ spans: SPANS_PER_TRACE, startMs: Date.now() - 60_000 }))
+    const traces = Array.from({ length: TRACES_PER_REQUEST }, () => agentTrace({ spans: SPANS_PER_TRACE, startMs: Date.now() - 60_000, text: args.text }))
     const envelope = otlpEnvelope(traces.flatMap((t) => t.spans))
     const json = Buffer.from(JSON.stringify(envelope))
     out.push({ json, wire: encoding === 'json' ? json : Buffer.from(tracesProtobuf(envelope)), traceIds: traces.map((t) => t.traceId), spans: traces.length * SPANS_PER_TRACE })
@@ -85,11 +96,23 @@ function decodeMsPerKSpans(bodies: Body[], encoding: Encoding): number {
   return (best / spans) * 1000
 }
 
-interface RunFigures { acceptRate: number; e2eRate: number; refused: number; lat: ReturnType<typeof summarize>; fresh: ReturnType<typeof summarize>; rss: number; bytesPerSpan: number; cpuPerKSpans: number; decodePerKSpans: number }
+interface RunFigures { acceptRate: number; e2eRate: number; refused: number; lat: ReturnType<typeof summarize>; fresh: ReturnType<typeof summarize>; rss: number; bytesPerSpan: number; cpuPerKSpans: number; decodePerKSpans: number; engines: string }
 
-async function runMode(mode: 'embedded' | 'kafka', encoding: Encoding): Promise<RunFigures> {
-  process.stdout.write(`\n== ${mode} mode, ${encoding === 'json' ? 'OTLP/JSON over HTTP' : encoding === 'protobuf' ? 'OTLP protobuf over HTTP' : 'OTLP/gRPC'} ==\n`)
+type EngineHealth = { analysed_last_hour?: number; skipped_last_hour?: number; sample_rate?: number | null; backlog_seconds?: number | null }
+
+/** The engines' state as ingestion health reports it: per engine analysed / skipped jobs, sample rate, backlog. */
+async function engineState(apiUrl: string): Promise<Array<[string, string]>> {
+  const res = await fetch(`${apiUrl}/v1/observ/orgs/bench/workspaces/bench/health/ingestion`, { headers: { 'x-svc-api-key': KEY } })
+  const engines = ((await res.json()) as { engines: Record<string, EngineHealth> }).engines
+  return Object.entries(engines)
+    .filter(([, e]) => e.analysed_last_hour !== undefined)
+    .map(([name, e]) => [name, `${fmt(e.analysed_last_hour!)} analysed, ${fmt(e.skipped_last_hour!)} skipped, sample rate ${e.sample_rate ?? '-'}, backlog ${e.backlog_seconds ?? '-'} s`])
+}
+
+async function runMode(mode: 'embedded' | 'kafka', encoding: Encoding, engines: string): Promise<RunFigures> {
+  process.stdout.write(`\n== ${mode} mode, ${encoding === 'json' ? 'OTLP/JSON over HTTP' : encoding === 'protobuf' ? 'OTLP protobuf over HTTP' : 'OTLP/gRPC'}, SVC_ENGINES=${engines}${args.text ? ', traces with text' : ''} ==\n`)
   const { env, stopServices, ingestPort, apiPort } = await benchServiceEnv(mode, KEY)
+  env.SVC_ENGINES = engines
   if (encoding === 'protobuf') env.SVC_INGEST_PROTOBUF = 'true'
   const INGEST_PROCESSES = mode === 'kafka' ? Number(args['ingest-processes']) : 0
   const ingestPorts = INGEST_PROCESSES > 0 ? await Promise.all(Array.from({ length: INGEST_PROCESSES }, () => freePort())) : [ingestPort]
@@ -148,6 +171,11 @@ async function runMode(mode: 'embedded' | 'kafka', encoding: Encoding): Promise<
     await waitForHealth(`http://127.0.0.1:${ingestPort}/health`, child)
     for (const [i, c] of ingestChildren.entries()) await waitForHealth(`http://127.0.0.1:${ingestPorts[i]}/health`, c)
     if (ingestChildren.length) progress(`${ingestChildren.length} standalone ingest process(es) take the load`)
+    // The engines judge text only where the workspace captures it.
+    if (args.text) {
+      const patch = await fetch(`${apiUrl}/v1/observ/orgs/bench/workspaces/bench/settings/capture-text`, { method: 'PATCH', headers: { 'x-svc-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ capture_text: true }) })
+      if (patch.status !== 200) throw new Error(`capture-text: ${patch.status}`)
+    }
     await post(bodies.pop()!) // warm-up: JIT, first insert, first parts
 
     // Phase 1: as fast as the service accepts.
@@ -223,6 +251,7 @@ async function runMode(mode: 'embedded' | 'kafka', encoding: Encoding): Promise<
     await poller
     const fr = summarize(fresh)
     const rss = peakRssMb(child.pid!) + ingestChildren.reduce((a, c) => a + peakRssMb(c.pid!), 0)
+    const engineRows = await engineState(apiUrl)
 
     for (const c of grpcClients) c.close()
     for (const c of [...ingestChildren, child]) c.kill('SIGTERM')
@@ -247,7 +276,12 @@ async function runMode(mode: 'embedded' | 'kafka', encoding: Encoding): Promise<
       [`ceiling: raw ${mode === 'kafka' ? 'kafkajs' : 'embedded-log'} produce`, `${fmt(busMax)} records/s → ours accepted ${fmt((acceptRate / busMax) * 100, 1)}%, end to end ${fmt((e2eRate / busMax) * 100, 1)}%`],
       ['ceiling: raw ClickHouse insert (chdb)', `${fmt(chMax)} rows/s → ours end to end ${fmt((e2eRate / chMax) * 100, 1)}%`],
     ])
-    return { acceptRate, e2eRate, refused: rejected, lat, fresh: fr, rss, bytesPerSpan, cpuPerKSpans, decodePerKSpans }
+    if (engineRows.length) {
+      process.stdout.write(`\nengines at the end of phase 2 (ingestion health; ${fmt(accepted / SPANS_PER_TRACE)} traces accepted in phase 1)\n`)
+      table(engineRows)
+    }
+    const reliability = engineRows.find(([name]) => name === 'content_reliability')?.[1] ?? 'no engine'
+    return { acceptRate, e2eRate, refused: rejected, lat, fresh: fr, rss, bytesPerSpan, cpuPerKSpans, decodePerKSpans, engines: reliability }
   } finally {
     for (const c of [...ingestChildren, child]) if (c.exitCode === null) { c.kill('SIGKILL'); await exited(c) }
     rmSync(env.SVC_DATA_DIR!, { recursive: true, force: true })
@@ -258,8 +292,9 @@ async function runMode(mode: 'embedded' | 'kafka', encoding: Encoding): Promise<
 const modes = args.mode === 'both' ? (['embedded', 'kafka'] as const) : ([args.mode as 'embedded' | 'kafka'] as const)
 const encodings = args.encoding.split(',').map((e) => e.trim()) as Encoding[]
 for (const e of encodings) if (!ENCODINGS.includes(e)) throw new Error(`--encoding ${e}: one of ${ENCODINGS.join(', ')} (or a comma list)`)
+const engineSets = args.engines.split(';').map((e) => e.trim())
 const runs: Array<{ label: string; f: RunFigures }> = []
-for (const m of modes) for (const e of encodings) runs.push({ label: `${m} ${e}`, f: await runMode(m, e) })
+for (const m of modes) for (const e of encodings) for (const en of engineSets) runs.push({ label: `${m} ${e}${engineSets.length > 1 ? ` ${en}` : ''}`, f: await runMode(m, e, en) })
 if (runs.length > 1) {
   process.stdout.write('\n== side by side ==\n')
   const rows: Array<[string, (f: RunFigures) => string]> = [
@@ -272,6 +307,7 @@ if (runs.length > 1) {
     ['peak RSS MiB', (f) => fmt(f.rss)],
     ['bytes per span sent', (f) => fmt(f.bytesPerSpan)],
     ['refused responses', (f) => String(f.refused)],
+    ['content_reliability', (f) => f.engines],
   ]
   const cells = [['', ...runs.map((r) => r.label)], ...rows.map(([name, get]) => [name, ...runs.map((r) => get(r.f))])]
   const widths = cells[0]!.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)))
