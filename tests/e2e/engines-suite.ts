@@ -61,6 +61,27 @@ export function enginesSuite(mode: BusMode) {
         const b = await getJson(`${WS_PATH}/traces/${traceId}/${sub}`)
         return b.computed_at ? b : undefined
       }, timeoutMs, 200)
+    /**
+     * The loopback model's answers to the engines' prompts. Reliability lists numbered
+     * claims, each with the numbers of the passages it may be judged against: the
+     * first claim that has passages is called supported by its first one, every other
+     * claim supported by a passage it was never shown (the engine must not believe it).
+     * Decomposition gets two parts, one addressed by span 1.
+     */
+    const modelAnswers = (body: TestJson) => {
+      const system = String(body.messages?.find((m: TestJson) => m.role === 'system')?.content ?? '')
+      const user = String(body.messages?.find((m: TestJson) => m.role === 'user')?.content ?? '')
+      if (user.includes('<claims>')) {
+        const claims = [...user.matchAll(/^\[(\d+)\] .*\(passages: ([^)]*)\)$/gm)].map((m) => ({ n: Number(m[1]), passages: m[2] === 'none' ? [] : m[2]!.split(',').map(Number) }))
+        const backed = claims.find((c) => c.passages.length)?.n
+        return {
+          object: { claims: claims.map((c) => ({ claim: c.n, verdict: 'supported', confidence: 0.9, evidence: c.n === backed ? c.passages[0]! : 999 })) },
+          usage: { prompt_tokens: 321, completion_tokens: 54 },
+        }
+      }
+      if (system.length) return { object: { sub_tasks: [{ text: 'the part the model found', resolved: true, spans: [1] }, { text: 'a part never addressed', resolved: false, spans: [] }] } }
+      return { status: 400, message: 'unexpected request' }
+    }
     const byName = (prefix: string, pick: (f: Fixture) => boolean) => {
       const f = fixtures.find((x) => x.file.startsWith(prefix) && pick(x))
       if (!f) throw new Error(`no ${prefix} fixture matching the test's needs`)
@@ -188,15 +209,7 @@ export function enginesSuite(mode: BusMode) {
 
     it("with the organization's LLM credential, reliability and decomposition ask the model and use its answers", async () => {
       const secret = 'sk-e2e-llm-key-4242'
-      fake.setHandler((body) => {
-        const system = String(body.messages?.find((m: TestJson) => m.role === 'system')?.content ?? '')
-        const user = String(body.messages?.find((m: TestJson) => m.role === 'user')?.content ?? '')
-        if (user.includes('<evidence>'))
-          // One claim the model calls supported by passage 1, one it can't place (an index that doesn't exist).
-          return { object: { claims: [{ claim: 'The model-extracted claim.', verdict: 'supported', confidence: 0.9, evidence: 1 }, { claim: 'A second claim.', verdict: 'supported', confidence: 0.8, evidence: 999 }] }, usage: { prompt_tokens: 321, completion_tokens: 54 } }
-        if (system.length) return { object: { sub_tasks: [{ text: 'the part the model found', resolved: true, spans: [1] }, { text: 'a part never addressed', resolved: false, spans: [] }] } }
-        return { status: 400, message: 'unexpected request' }
-      })
+      fake.setHandler(modelAnswers)
       const put = await api(`${ORG_PATH}/llm-credentials`, { method: 'PUT', body: JSON.stringify({ provider: 'openai', model_id: 'gpt-4o-mini', api_key: secret, api_base: fake.url }) })
       expect(put.status).toBe(200)
       const rag = byName('rag-', (f) => (f.labels.sources ?? []).length > 0)
@@ -204,9 +217,13 @@ export function enginesSuite(mode: BusMode) {
       const reliability = await computed(traceId, 'content-reliability')
       expect(reliability.analysis_mode).toBe('llm')
       expect(reliability.scorer_version).toMatch(/\+llm$/)
-      expect(reliability.claims.map((c: TestJson) => [c.claim, c.supported])).toEqual([['The model-extracted claim.', true], ['A second claim.', false]])
-      expect(reliability.claims[0].evidence_span_id).toMatch(/^[0-9a-f]{16}$/)
-      expect(reliability.claims[1].evidence_span_id).toBeNull()
+      // The model's verdicts are used, every passage number checked: the claim it backed with one of its own
+      // passages is supported with that passage's span; those it backed with a passage it was never shown are not.
+      const supported = reliability.claims.filter((c: TestJson) => c.supported)
+      expect(supported).toHaveLength(1)
+      expect(supported[0].evidence_span_id).toMatch(/^[0-9a-f]{16}$/)
+      expect(reliability.claims.length).toBeGreaterThan(1)
+      for (const c of reliability.claims.filter((x: TestJson) => !x.supported)) expect(c.evidence_span_id).toBeNull()
       const decomposition = await computed(traceId, 'decomposition')
       expect(decomposition.analysis_mode).toBe('llm')
       expect(decomposition.sub_tasks.map((t: TestJson) => t.text)).toEqual(['the part the model found', 'a part never addressed'])
@@ -220,7 +237,8 @@ export function enginesSuite(mode: BusMode) {
         expect(c.body.model).toBe('gpt-4o-mini')
       }
       const asked = calls.map((c) => JSON.stringify(c.body.messages)).join('\n')
-      expect(asked).toContain('<answer>')
+      expect(asked).toContain('<claims>')
+      expect(asked).toContain('<passages>')
       // Deterministic engines are unaffected by the credential.
       expect((await computed(traceId, 'decision-trace')).analysis_mode).toBe('deterministic')
       expect((await api(`${ORG_PATH}/llm-credentials`, { method: 'DELETE' })).status).toBe(204)
@@ -262,11 +280,7 @@ export function enginesSuite(mode: BusMode) {
       const secret = 'sk-e2e-bound-to-A-5150'
       const elsewhere = await startFakeOpenAi(() => ({ status: 500, message: 'should never be called' }))
       try {
-        fake.setHandler((body) => {
-          const user = String(body.messages?.find((m: { role?: string }) => m.role === 'user')?.content ?? '')
-          if (user.includes('<evidence>')) return { object: { claims: [{ claim: 'A claim.', verdict: 'supported', confidence: 0.9, evidence: 1 }] } }
-          return { object: { sub_tasks: [{ text: 'a part', resolved: true, spans: [1] }] } }
-        })
+        fake.setHandler(modelAnswers)
         const put = (body: Record<string, unknown>) => api(`${ORG_PATH}/llm-credentials`, { method: 'PUT', body: JSON.stringify(body) })
         expect((await put({ provider: 'openai', model_id: 'gpt-4o-mini', api_key: secret, api_base: fake.url })).status).toBe(200)
         // A dev moving the endpoint, or the provider, while keeping the key: refused, nothing changes.
