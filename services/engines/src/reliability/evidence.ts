@@ -144,7 +144,23 @@ function toolEvidence(s: ViewSpan): Evidence[] {
   // A fetch-style tool's source is the page it read; otherwise the tool itself. The
   // arguments are what the agent asked for, not what it got: they are no evidence.
   const url = urlsIn(args)[0] ?? null
-  return [{ span_id: s.span_id, text: result, source: url ?? `tool:${name}`, kind: 'tool_result' }]
+  const out: Evidence[] = [{ span_id: s.span_id, text: result, source: url ?? `tool:${name}`, kind: 'tool_result' }]
+  // An action the result turned down ("status": "rejected") did not happen, as if the call had failed.
+  const refusal = refused(parsed)
+  if (refusal) out.push({ span_id: s.span_id, text: refusal, source: `tool:${name}`, kind: 'tool_error', about: `${name.replace(/[_.-]+/g, ' ')} ${args}` })
+  return out
+}
+
+const REFUSED = /^(?:declined|rejected|refused|denied|failed|failure|error|not_allowed|blocked|cancelled_by_system)$/i
+
+/** "declined: card_expired" for a result whose status says the action was turned down; null otherwise. */
+function refused(result: unknown): string | null {
+  if (!result || typeof result !== 'object' || Array.isArray(result)) return null
+  const r = result as Record<string, unknown>
+  const status = [r.status, r.state, r.result, r.outcome].find((v) => typeof v === 'string' && REFUSED.test(v)) as string | undefined
+  if (!status) return null
+  const why = [r.reason, r.message, r.error, r.detail].filter((v) => typeof v === 'string').join('. ')
+  return `${status}${why ? `: ${why.replace(/_/g, ' ')}` : ''}`
 }
 
 /** Documents an OpenLLMetry retrieval task returned as its entity output ([{id, url, page_content}]). */

@@ -13,7 +13,10 @@ import type { Embedder } from '../semantic/types.js'
 import { Lru } from '../semantic/lru.js'
 import type { TraceView } from '../trace-view.js'
 import { splitClaims } from './claims.js'
+import { offsetsIn } from './arithmetic.js'
 import { evidenceOf, finalOutput, promptMessages } from './evidence.js'
+import { readClaim } from './match.js'
+import { normalizeWs } from './text.js'
 import { quantities } from './quantity.js'
 import { semanticScores } from './semantic.js'
 import { requestStatements, statementsOf, type Statement } from './statements.js'
@@ -33,11 +36,16 @@ export interface TraceJudgement {
   embedded: number
 }
 
-/** What the user asked, from every prompt's user messages and the root's input: yardsticks, not evidence. */
-function requestText(view: TraceView): string {
+/**
+ * What the user asked, from the prompts' user messages and the root's input: yardsticks, not evidence.
+ * A call about the answer (a title, a log summary) quotes it as its user message: those are not the user's words.
+ */
+function requestText(view: TraceView, answer: string): string {
   const out = new Set<string>()
+  const head = normalizeWs(answer).slice(0, 80)
+  const quotesAnswer = (t: string) => head.length >= 20 && normalizeWs(t).includes(head)
   for (const sp of view.spans) {
-    if (sp.span_type === 'llm') for (const m of promptMessages(sp.content.prompt)) if (m.role === 'user' || m.role === 'human') out.add(m.text)
+    if (sp.span_type === 'llm') for (const m of promptMessages(sp.content.prompt)) if ((m.role === 'user' || m.role === 'human') && !quotesAnswer(m.text)) out.add(m.text)
     if (!sp.parent_span_id) out.add(sp.attributes['input.value'] ?? sp.attributes['traceloop.entity.input'] ?? '')
   }
   return [...out].join('\n')
@@ -45,7 +53,30 @@ function requestText(view: TraceView): string {
 
 /** What every claim of a trace is judged against, prepared once. */
 export function judgeContext(view: TraceView, answer: string): JudgeContext {
-  return { statements: statementsOf(evidenceOf(view)), request: requestStatements(requestText(view)), answerQuantities: quantities(answer) }
+  const evidence = evidenceOf(view)
+  return {
+    statements: statementsOf(evidence),
+    request: requestStatements(requestText(view, answer)),
+    answerQuantities: quantities(answer),
+    offsets: offsetsIn(evidence.map((e) => e.text)),
+  }
+}
+
+const PRONOUN = /^\s*(?:it|its|it's|they|their|they're|this|that|these|those|he|she|his|her|the same)\b/i
+
+/**
+ * The entity each claim is about, for claims that only refer to it: "It weighs 210 g" after "The Lite is
+ * lighter than the Pro" is about the Lite (the first entity the previous claim named).
+ */
+function focusOf(claims: string[], statements: Statement[]): Array<Set<string>> {
+  const known = new Set(statements.flatMap((s) => [...s.owner]))
+  let last = new Set<string>()
+  return claims.map((claim) => {
+    const named = [...readClaim(claim).terms.keys()].filter((t) => known.has(t))
+    if (named.length) last = new Set(named.slice(0, 2))
+    else if (!PRONOUN.test(claim)) last = new Set()
+    return named.length ? new Set<string>() : last
+  })
 }
 
 /** FNV-1a over the spans' ids, ends and statuses: a trace that gained or changed spans is another trace to judge. */
@@ -64,12 +95,13 @@ async function compute(view: TraceView, embedder: Embedder | null): Promise<Trac
   const empty: JudgeContext = { statements: [], request: [], answerQuantities: [] }
   if (!answer || !texts.length) return { answer, claims: [], context: empty, semantic: embedder !== null, embedded: 0 }
   const ctx = judgeContext(view, answer.text)
-  const lexical = texts.map((claim) => judge(claim, ctx))
+  const focus = focusOf(texts, ctx.statements)
+  const lexical = texts.map((claim, i) => judge(claim, ctx, focus[i]))
   // Meaning is asked for where words were not enough: claims without figures that nothing backed lexically.
   const needs = lexical.map((j, i) => j.verdict === 'unsupported' && !quantities(texts[i]!).length)
   // A model that fails mid-run leaves this trace lexical rather than failing the job.
   const sem = await semanticScores(embedder, texts, ctx.statements, needs).catch(() => semanticScores(null, texts, ctx.statements, needs))
-  const claims = texts.map((claim, i) => ({ claim, judgement: needs[i] && embedder ? judge(claim, { ...ctx, similarity: sem.similarity[i] }) : lexical[i]! }))
+  const claims = texts.map((claim, i) => ({ claim, judgement: needs[i] && embedder ? judge(claim, { ...ctx, similarity: sem.similarity[i] }, focus[i]) : lexical[i]! }))
   return { answer, claims, context: ctx, semantic: embedder !== null, embedded: sem.embedded }
 }
 

@@ -44,7 +44,8 @@ const SCOPE = 1
 /** Clause ends: a denial does not reach past them. */
 const BREAK = /^(?:[,;:.!?()]|but|and|so|while|whereas|although|though|because|since)$/
 
-const OUTER = /\b(?:it'?s|it is|that'?s|that is|it was)\s+(?:not true|not the case|false|untrue|a myth)\s+that\s+/i
+// Contractions are spelled out first ("it's" → "it"), so "it" alone may open the frame.
+const OUTER = /\b(?:it'?s?|it is|that'?s?|that is|it was)\s+(?:not true|not the case|false|untrue|a myth)\s+that\s+/i
 
 function expand(text: string): string {
   let t = text.replace(/[’‘]/g, "'")
@@ -54,6 +55,23 @@ function expand(text: string): string {
 }
 
 export const polarityStem = (w: string): string => (w === 'in_stock' ? 'in_stock' : stem(w))
+
+/**
+ * A cue a few words before one of the given stems, in its clause: "no known public exploit" denies the
+ * exploit, which a one-word scope (the cue's governed word, "known") misses. For matching a claim
+ * against a flag whose key names the thing ("exploit_available").
+ */
+export function deniedNear(text: string, targets: (stem: string) => boolean, window = 3): boolean {
+  const tokens = expand(text).toLowerCase().match(/[a-z_]+|[,;:.!?()]/g) ?? []
+  return tokens.some((tok, i) => {
+    if (CUES.has(tok) || BREAK.test(tok) || !targets(polarityStem(SYNONYMS[tok] ?? tok))) return false
+    for (let j = i - 1, n = 0; j >= 0 && n < window; j--, n++) {
+      if (BREAK.test(tokens[j]!)) return false
+      if (CUES.has(tokens[j]!)) return true
+    }
+    return false
+  })
+}
 
 const polarities = new Map<string, Map<string, boolean>>()
 

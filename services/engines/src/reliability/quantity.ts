@@ -8,7 +8,16 @@
  * after "about"), and a bound when the text says "under", "at least", "up to".
  */
 
-export type Dim = 'money' | 'percent' | 'duration' | 'length' | 'mass' | 'volume' | 'temperature' | 'data' | 'date' | 'time' | 'count'
+export type Dim = 'money' | 'percent' | 'duration' | 'length' | 'mass' | 'volume' | 'temperature' | 'data' | 'energy' | 'date' | 'time' | 'count' | 'ratio'
+
+/** What a rate is per: "15 mg per kg" is mass per 1 kg of mass, "600 requests per minute" a count per 60 s. */
+export interface Per {
+  dim: Dim
+  /** The per-unit in its dimension's unit (1000 for kg, 60 for minute, 100000 for "per 100 km"); 1 for a counted thing. */
+  amount: number
+  /** The per-unit as written, singular ("kg", "minute", "share"). */
+  word: string
+}
 
 export interface Quantity {
   dim: Dim
@@ -18,13 +27,19 @@ export interface Quantity {
   unit: string
   /** Half the spacing of the last digit written, in the dimension's unit (wider after "about"). */
   tol: number
+  /** The tolerance of the digits alone, before "about" widened it (what arithmetic must meet). */
+  digits?: number
   approx: boolean
   /** The text says the true value lies below ('<') or above ('>') this one. */
   bound: '' | '<' | '>'
   /** false when a date was written without a year. */
   hasYear: boolean
-  /** The other reading of an ambiguous date (03/04/2026: March 4 or 3 April). */
+  /** The other reading of an ambiguous date (03/04/2026: March 4 or 3 April), or of a data size (GB as GiB). */
   alt?: number
+  /** A rate: the value is per this unit ("15 mg per kg", "600 requests per minute"). Money keeps its per-unit in `unit`. */
+  per?: Per
+  /** A clock time read from a UTC timestamp ("18:30:00Z"): local times may differ by a zone offset the trace gives. */
+  utc?: boolean
   /** Position in the text it was read from. */
   index: number
   end: number
@@ -71,6 +86,7 @@ unit('mass', 28.349523, 'oz', 'ounce', 'ounces')
 unit('volume', 0.001, 'µl', 'ul', 'μl', 'microlitre', 'microliter', 'microlitres', 'microliters')
 unit('volume', 1, 'ml', 'millilitre', 'milliliter', 'millilitres', 'milliliters', 'cc')
 unit('volume', 10, 'cl')
+unit('volume', 100, 'dl')
 unit('volume', 1000, 'l', 'litre', 'liter', 'litres', 'liters')
 unit('volume', 3785.41, 'gal', 'gallon', 'gallons')
 unit('volume', 29.5735, 'fl oz')
@@ -83,15 +99,46 @@ unit('data', 1024, 'kib')
 unit('data', 1024 ** 2, 'mib')
 unit('data', 1024 ** 3, 'gib')
 unit('data', 1024 ** 4, 'tib')
-unit('percent', 1, '%', 'percent', 'per cent', 'pct')
+unit('percent', 1, '%', 'percent', 'per cent', 'pct', 'percentage point', 'percentage points', 'pp')
+unit('energy', 1, 'wh', 'watt-hour', 'watt-hours')
+unit('energy', 1000, 'kwh', 'kilowatt-hour', 'kilowatt-hours', 'kilowatt hours', 'kilowatt hour')
+unit('energy', 1e6, 'mwh')
 
-const CURRENCY_SIGNS: Record<string, string> = { $: 'USD', '€': 'EUR', '£': 'GBP', '¥': 'JPY', '₹': 'INR' }
+const CURRENCY_SIGNS: Record<string, string> = { $: 'USD', '€': 'EUR', '£': 'GBP', '¥': 'JPY', '₹': 'INR', 'CA$': 'CAD', C$: 'CAD', A$: 'AUD', 'AU$': 'AUD', S$: 'SGD', 'HK$': 'HKD', 'NZ$': 'NZD', 'US$': 'USD', 'R$': 'BRL' }
+/** ISO codes read as currencies. */
+const CODES = 'USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|SEK|NOK|DKK|PLN|MXN|SGD|HKD|NZD|CNY|RMB|KRW|BRL|ZAR|CZK|HUF|TRY|AED'
 const CURRENCY_WORDS: Record<string, string> = {
   usd: 'USD', dollar: 'USD', dollars: 'USD', eur: 'EUR', euro: 'EUR', euros: 'EUR', gbp: 'GBP', jpy: 'JPY', yen: 'JPY', chf: 'CHF',
   cad: 'CAD', aud: 'AUD', inr: 'INR', sek: 'SEK', nok: 'NOK', dkk: 'DKK', pln: 'PLN', mxn: 'MXN', cents: 'USD/100', cent: 'USD/100',
-  pence: 'GBP/100', p: 'GBP/100',
+  pence: 'GBP/100', p: 'GBP/100', sgd: 'SGD', hkd: 'HKD', nzd: 'NZD', cny: 'CNY', rmb: 'CNY', yuan: 'CNY', renminbi: 'CNY', krw: 'KRW',
+  brl: 'BRL', zar: 'ZAR', francs: 'CHF', franc: 'CHF', rupees: 'INR', rupee: 'INR',
 }
-const SCALE: Record<string, number> = { k: 1e3, thousand: 1e3, m: 1e6, mn: 1e6, million: 1e6, b: 1e9, bn: 1e9, billion: 1e9 }
+const SCALE: Record<string, number> = { k: 1e3, thousand: 1e3, m: 1e6, mn: 1e6, million: 1e6, b: 1e9, bn: 1e9, billion: 1e9, trillion: 1e12 }
+
+/** "15 GB" is often meant as GiB (and a result's "15360 MB" as MiB): a decimal data size also reads as the binary one. */
+function decimalData(unitWord: string, factor: number, value: number): number | undefined {
+  if (!/^(?:[kmgt]b|kilobytes?|megabytes?|gigabytes?|terabytes?)$/.test(unitWord)) return undefined
+  return value * 1.024 ** Math.round(Math.log10(factor) / 3)
+}
+
+const FRACTIONS: Record<string, number> = { half: 2, halves: 2, third: 3, quarter: 4, fifth: 5, sixth: 6, seventh: 7, eighth: 8, tenth: 10 }
+/** "three quarters" → 0.75, "a third" → 1/3. */
+function fraction(count: string, part: string): number {
+  const n = WORD_NUMBERS[count.toLowerCase()] ?? 1
+  return n / FRACTIONS[part.toLowerCase().replace(/s$/, '').replace(/^halve$/, 'half')]!
+}
+
+/** The unit a rate is per ("kg", "5 mL", "minute", "share"); a word that is no unit is a counted thing. */
+export function perUnit(word: string, amount = 1): Per | null {
+  const w = word.toLowerCase().trim()
+  if (/^cubic\s+(?:met(?:er|re)s?)$|^cbm$|^m3$/.test(w)) return { dim: 'volume', amount: amount * 1e6, word: 'm3' }
+  const u = UNITS[w] ?? UNITS[w.replace(/s$/, '')]
+  if (u) return { dim: u[0], amount: amount * u[1], word: w.replace(/s$/, '') }
+  const c = CURRENCY_WORDS[w] ?? CURRENCY_WORDS[w.replace(/s$/, '')]
+  if (c && !c.includes('/')) return { dim: 'money', amount, word: c }
+  if (!/^[a-z]+$/.test(w) || w.length < 2) return null
+  return { dim: 'count', amount, word: w.replace(/(?:es|s)$/, '') }
+}
 
 const APPROX = /\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|close to|just (?:over|under)|an estimated|estimated|~)\s*$/i
 const BELOW = /\b(?:under|below|less than|fewer than|within|up to|at most|no more than|not more than|lower than|shorter than|cheaper than)\s*$/i
@@ -132,7 +179,7 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
     read: (m) => {
       const out: Array<Omit<Quantity, 'index' | 'end' | 'approx' | 'bound'>> = []
       if (validDate(Number(m[2]), Number(m[3]))) out.push({ dim: 'date', value: dayNumber(Number(m[1]), Number(m[2]), Number(m[3])), unit: '', tol: 0, hasYear: true })
-      if (m[4]) out.push({ dim: 'time', value: Number(m[4]) * 60 + Number(m[5]), unit: '', tol: 0, hasYear: true })
+      if (m[4]) out.push({ dim: 'time', value: Number(m[4]) * 60 + Number(m[5]), unit: '', tol: 0, hasYear: true, ...(/^(?:Z|[+-]00:?00)$/.test(m[6] ?? '') ? { utc: true } : {}) })
       if (m[7]) out.push({ dim: 'time', value: Number(m[7]) * 60 + Number(m[8]), unit: '', tol: 0, hasYear: true })
       return out
     },
@@ -159,6 +206,20 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
       return [{ dim: 'date', value: y ? dayNumber(Number(y), mo, d) : mo * 100 + d, unit: '', tol: 0, hasYear: Boolean(y) }]
     },
   },
+  // a range of clock times sharing one meridiem: "between 6 and 7 pm", "9-11 am" (the first takes the second's half of the day)
+  {
+    re: /\b(\d{1,2})(?::(\d{2}))?\s?(?:-|–|to|and|until)\s?(\d{1,2})(?::(\d{2}))?\s?([ap])\.?m\.?(?![a-z])/gi,
+    read: (m) => {
+      const pm = m[5]!.toLowerCase() === 'p'
+      const h2 = (Number(m[3]) % 12) + (pm ? 12 : 0)
+      let h1 = (Number(m[1]) % 12) + (pm ? 12 : 0)
+      if (h1 * 60 + Number(m[2] ?? 0) > h2 * 60 + Number(m[4] ?? 0)) h1 -= 12
+      return [
+        { dim: 'time', value: h1 * 60 + Number(m[2] ?? 0), unit: '', tol: 0, hasYear: true },
+        { dim: 'time', value: h2 * 60 + Number(m[4] ?? 0), unit: '', tol: 0, hasYear: true },
+      ]
+    },
+  },
   // 7:30 pm, 9 am, 9 a.m., noon, midnight
   {
     re: /\b(\d{1,2})(?::(\d{2}))?\s?([ap])\.?m\.?(?![a-z])|\b(noon|midday|midnight)\b/gi,
@@ -170,36 +231,39 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
   },
   // 13:00, 15:30:00Z, 08:00 UTC
   {
-    re: /\b([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?:Z\b|\s?(?:UTC|GMT)\b)?(?!\s?[ap]\.?m)/gi,
-    read: (m) => [{ dim: 'time', value: Number(m[1]) * 60 + Number(m[2]), unit: '', tol: 0, hasYear: true }],
+    re: /\b([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(Z\b|\s?(?:UTC|GMT)\b)?(?!\s?[ap]\.?m)(?!\s?dilution)/gi,
+    read: (m) => [{ dim: 'time', value: Number(m[1]) * 60 + Number(m[2]), unit: '', tol: 0, hasYear: true, ...(m[3] ? { utc: true } : {}) }],
   },
   // compound and ISO durations: 1 h 30 min, 2 hours and 15 minutes, an hour and a half, PT1H30M, P3D
   {
-    re: /\b(\d+)\s?(?:h|hr|hrs|hours?)\s*(?:and\s*)?(\d+)\s?(?:m|min|mins|minutes?)\b|\ban hour and a half\b|\bP(?:(\d+)D)?T?(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?\b/g,
+    re: /\b(\d+)\s?(?:h|hr|hrs|hours?)\s*(?:and\s*)?(\d+)\s?(?:m|min|mins|minutes?)\b|\b(\d+)h(\d{2})\b|\ban hour and a half\b|\bP(?:(\d+)D)?T?(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?\b/g,
     read: (m) => {
       if (/^an hour/i.test(m[0])) return [{ dim: 'duration', value: 5400, unit: '', tol: 30, hasYear: true }]
       if (m[1]) return [{ dim: 'duration', value: Number(m[1]) * 3600 + Number(m[2]) * 60, unit: '', tol: 30, hasYear: true }]
-      if (!m[3] && !m[4] && !m[5] && !m[6]) return []
-      const value = Number(m[3] ?? 0) * 86400 + Number(m[4] ?? 0) * 3600 + Number(m[5] ?? 0) * 60 + Number(m[6] ?? 0)
+      if (m[3]) return [{ dim: 'duration', value: Number(m[3]) * 3600 + Number(m[4]) * 60, unit: '', tol: 30, hasYear: true }]
+      if (!m[5] && !m[6] && !m[7] && !m[8]) return []
+      const value = Number(m[5] ?? 0) * 86400 + Number(m[6] ?? 0) * 3600 + Number(m[7] ?? 0) * 60 + Number(m[8] ?? 0)
       return [{ dim: 'duration', value, unit: '', tol: 0.5, hasYear: true }]
     },
   },
-  // money: $4.82 billion, €22.50, EUR 22.50, 24.8p, 126 dollars, 16 euros
+  // money: $4.82 billion, €22.50, EUR 22.50, CA$412.30, 24.8p, 126 dollars, 16 euros; a price per unit: "$0.70 a mile", "1.0842 dollars per euro"
   {
-    re: new RegExp(`(?:(?:([$€£¥₹])|\\b(USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|SEK|NOK|DKK|PLN|MXN)\\s?)${NUM}(?:\\s?(k|thousand|million|mn|m|billion|bn|b)\\b)?|${NUM}(?:\\s?(thousand|million|billion|bn))?\\s?(USD|EUR|GBP|JPY|CHF|CAD|AUD|INR|SEK|NOK|DKK|PLN|MXN|dollars?|euros?|yen|cents?|pence|p)\\b)(?:\\s?(?:(?:a|an|per|each)\\s|/\\s?)([a-z]+)\\b)?`, 'gi'),
+    re: new RegExp(`(?:(?:(CA\\$|C\\$|AU?\\$|S\\$|HK\\$|NZ\\$|US\\$|R\\$|[$€£¥₹])|\\b(${CODES})\\s?)${NUM}(?:\\s?(k|thousand|million|mn|m|billion|bn|b)\\b)?|${NUM}(?:\\s?(thousand|million|billion|bn))?\\s?(${CODES}|dollars?|euros?|yen|yuan|renminbi|francs?|rupees?|cents?|pence|p)\\b)(?:\\s?(?:(?:a|an|per|each)\\s|/\\s?)((?:cubic\\s)?[a-z]+)\\b)?`, 'gi'),
     read: (m) => {
       const raw = m[3] ?? m[5]!
       const scale = SCALE[(m[4] ?? m[6] ?? '').toLowerCase()] ?? 1
-      let code = m[1] ? CURRENCY_SIGNS[m[1]]! : m[2] ? m[2].toUpperCase() : CURRENCY_WORDS[m[7]!.toLowerCase()] ?? m[7]!.toUpperCase()
+      let code = m[1] ? CURRENCY_SIGNS[m[1].toUpperCase()]! : m[2] ? m[2].toUpperCase() : CURRENCY_WORDS[m[7]!.toLowerCase()] ?? m[7]!.toUpperCase()
+      if (code === 'RMB') code = 'CNY'
       let factor = scale
       if (code.endsWith('/100')) {
         code = code.slice(0, -4)
         factor /= 100
       }
       const value = Number(raw.replace(/,/g, '')) * factor
-      // "$0.70 a mile", "24.8p per kWh": a price per unit, comparable only with prices of that unit.
-      const per = m[8] ? `/${m[8].toLowerCase().replace(/s$/, '')}` : ''
-      return [{ dim: 'money', value, unit: code + per, tol: tolerance(raw, factor, false, value, 0), hasYear: true }]
+      // "$0.70 a mile", "24.8p per kWh", "1.0842 dollars per euro": a price per unit, comparable only with prices of that unit.
+      const perWord = m[8] ? perUnit(m[8]) : null
+      const per = perWord ? `/${perWord.word}` : ''
+      return [{ dim: 'money', value, unit: code + per, tol: tolerance(raw, factor, false, value, 0), hasYear: true, ...(perWord ? { per: perWord } : {}) }]
     },
   },
   // °C / °F and "degrees Fahrenheit"
@@ -213,30 +277,71 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
       return [{ dim: 'temperature', value, unit: m[3] ? '?' : '', tol: tolerance(raw, f ? 5 / 9 : 1, false, value), hasYear: true }]
     },
   },
-  // number + unit: 25 min, 2.4 kB, 120 × 80 cm (the unit applies back to a bare number before "×", "to", "-")
+  // Kubernetes quantities: 512Mi, 1Gi (binary sizes; "Mi" here is never miles)
   {
-    re: new RegExp(`${NUM}(?:\\s?(?:×|x|by|to|-|–|and)\\s?${NUM})?\\s?(${UNIT_ALT}|")(?![a-z/])`, 'gi'),
+    re: /\b(\d+(?:\.\d+)?)\s?(Ki|Mi|Gi|Ti)\b/g,
     read: (m) => {
-      const u = m[3]!.toLowerCase()
-      const [dim, factor] = UNITS[u] ?? UNITS[m[3]!]!
+      const value = Number(m[1]) * 1024 ** (['Ki', 'Mi', 'Gi', 'Ti'].indexOf(m[2]!) + 1)
+      return [{ dim: 'data', value, unit: '', tol: value * 0.005, hasYear: true }]
+    },
+  },
+  // number + unit: 25 min, 2.4 kB, 101 million km, a 12-month term, 55 × 40 × 23 cm (the unit applies back to bare numbers
+  // before "×", "to", "-"), and rates: "15 mg per kg", "160 mg per 5 mL", "28.5 L per 100 km", "12 hours a week"
+  {
+    re: new RegExp(`${NUM}(?:\\s?(?:×|x|by|to|-|–|and)\\s?${NUM})?(?:\\s?(?:×|x|by)\\s?${NUM})?(?:\\s?(thousand|million|billion|trillion))?(?:\\s|-)?(${UNIT_ALT}|")(?![a-z])(?:\\s?(?:per|a|an|each|every|/)\\s?(?:(\\d+(?:\\.\\d+)?)\\s?)?(${UNIT_ALT})(?![a-z]))?(?!/)`, 'gi'),
+    read: (m) => {
+      const u = m[5]!.toLowerCase()
+      const [dim, factor] = UNITS[u] ?? UNITS[m[5]!]!
+      const scale = SCALE[(m[4] ?? '').toLowerCase()] ?? 1
+      const per = m[7] ? perUnit(m[7], Number(m[6] ?? 1)) : undefined
       const out: Array<Omit<Quantity, 'index' | 'end' | 'approx' | 'bound'>> = []
-      for (const raw of [m[1], m[2]]) {
+      for (const raw of [m[1], m[2], m[3]]) {
         if (!raw) continue
-        const value = Number(raw.replace(/,/g, '')) * factor
-        out.push({ dim, value, unit: '', tol: tolerance(raw, factor, false, value, dim === 'percent' ? 0 : 0.005), hasYear: true })
+        const value = Number(raw.replace(/,/g, '')) * factor * scale
+        const alt = decimalData(u, factor, value)
+        out.push({ dim, value, unit: '', tol: tolerance(raw, factor * scale, false, value, dim === 'percent' ? 0 : 0.005), hasYear: true, ...(per ? { per } : {}), ...(alt ? { alt } : {}) })
       }
       return out
     },
   },
-  // number words + unit: "half an hour", "two hours", "four weeks", "a day"
+  // "four and a half hours", "one and a half months", "three-quarters of a percentage point", "a quarter of an hour"
   {
-    re: new RegExp(`\\b${WORDNUM}(?:[ -](one|two|three|four|five|six|seven|eight|nine))?\\s(${UNIT_ALT})\\b`, 'gi'),
+    re: new RegExp(`\\b(?:${WORDNUM}|${NUM})\\s+and\\s+a\\s+half\\s+(${UNIT_ALT})\\b|\\b(a|one|two|three)[ -](quarters?|thirds?|fifths?|tenths?)\\s+of\\s+an?\\s+(${UNIT_ALT})\\b`, 'gi'),
+    read: (m) => {
+      const n = m[3] ? 0.5 + (WORD_NUMBERS[m[1]?.toLowerCase() ?? ''] ?? Number((m[2] ?? '1').replace(/,/g, ''))) : fraction(m[4]!, m[5]!)
+      const [dim, factor] = UNITS[(m[3] ?? m[6])!.toLowerCase()]!
+      const value = n * factor
+      return [{ dim, value, unit: '', tol: Math.abs(value) * 0.01, hasYear: true }]
+    },
+  },
+  // number words + unit: "half an hour", "two hours", "four weeks", "a day", "twelve-month terms"
+  {
+    re: new RegExp(`\\b${WORDNUM}(?:[ -](one|two|three|four|five|six|seven|eight|nine))?[\\s-](${UNIT_ALT})(?![a-z])`, 'gi'),
     read: (m) => {
       const w = m[1]!.toLowerCase()
       const n = /^half/.test(w) ? 0.5 : w === 'a dozen' ? 12 : (WORD_NUMBERS[w] ?? 1) + (m[2] ? WORD_NUMBERS[m[2].toLowerCase()]! : 0)
-      const [dim, factor] = UNITS[m[3]!.toLowerCase()]!
+      const u = m[3]!.toLowerCase()
+      const [dim, factor] = UNITS[u]!
       const value = n * factor
-      return [{ dim, value, unit: '', tol: Math.abs(value) * 0.005, hasYear: true }]
+      const alt = decimalData(u, factor, value)
+      return [{ dim, value, unit: '', tol: Math.abs(value) * 0.005, hasYear: true, ...(alt ? { alt } : {}) }]
+    },
+  },
+  // multiples: "five times the Pro limit", "nine times the price", "twice as long"
+  {
+    re: new RegExp(`\\b(?:${NUM}|${WORDNUM})\\s+times\\s+(?=as\\b|the\\b|more\\b|higher\\b|larger\\b|bigger\\b|greater\\b|longer\\b|faster\\b|what\\b|that\\b|its\\b|their\\b|his\\b|her\\b|our\\b|your\\b)|\\b(twice|double|triple|quadruple)\\s+(?=as\\b|the\\b|that\\b|what\\b)`, 'gi'),
+    read: (m) => {
+      const value = m[3] ? { twice: 2, double: 2, triple: 3, quadruple: 4 }[m[3].toLowerCase() as 'twice']! : m[1] ? Number(m[1].replace(/,/g, '')) : WORD_NUMBERS[m[2]!.toLowerCase()]!
+      return [{ dim: 'ratio', value, unit: '', tol: m[1] ? tolerance(m[1], 1, false, value, 0) : 0.49, hasYear: true }]
+    },
+  },
+  // shares in words: "one in seven", "a third", "three quarters", "half of" (as percentages)
+  {
+    re: new RegExp(`\\b(?:one|1)\\s+(?:in|out of)\\s+(?:${NUM}|${WORDNUM})\\b|\\b(a|one|two|three|four)[ -](halves|half|thirds?|quarters?|fifths?|sixths?|sevenths?|eighths?|tenths?)\\b|\\b(half)\\s+(?=of\\b)`, 'gi'),
+    read: (m) => {
+      const value = m[5] ? 50 : m[3] ? fraction(m[3], m[4]!) * 100 : 100 / (m[1] ? Number(m[1].replace(/,/g, '')) : WORD_NUMBERS[m[2]!.toLowerCase()]!)
+      // A share said in words is a rounded figure: "one in seven" for 14%, "a third" for 34%.
+      return Number.isFinite(value) ? [{ dim: 'percent', value, unit: '', tol: value * 0.04, hasYear: true }] : []
     },
   },
   // "immediately", "right away": no delay at all
@@ -244,9 +349,19 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
     re: /\b(immediately|instantly|right away|at once|straight away)\b/gi,
     read: () => [{ dim: 'duration', value: 0, unit: '', tol: 3600, hasYear: true }],
   },
+  // counts per time: "600 requests per minute", "10 per second", "3 times a day"
+  {
+    re: new RegExp(`${NUM}(?:\\s?(thousand|million|billion))?((?:\\s+[a-z]+){0,2}?)\\s+(?:per|a|an|each|every|/)\\s?(second|sec|minute|min|hour|hr|day|week|month|year|decade)s?\\b`, 'gi'),
+    read: (m) => {
+      const per = perUnit(m[4]!, 1)!
+      const scale = SCALE[(m[2] ?? '').toLowerCase()] ?? 1
+      const value = Number(m[1]!.replace(/,/g, '')) * scale
+      return [{ dim: 'count', value, unit: '', tol: tolerance(m[1]!, scale, false, value, 0), hasYear: true, per }]
+    },
+  },
   // plain numbers and number words: counts ("33 pallets", "two authors")
   {
-    re: new RegExp(`(?<![\\w.-])${NUM}(?:\\s?(thousand|million|billion|bn))?(?![\\w-]|\\.\\d)|\\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred|dozen)\\b`, 'gi'),
+    re: new RegExp(`(?<![\\w.-])${NUM}(?:\\s?(thousand|million|billion|bn))?(?![\\w]|-\\d|\\.\\d)|\\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred|dozen)\\b`, 'gi'),
     read: (m) => {
       if (m[3]) {
         const value = WORD_NUMBERS[m[3].toLowerCase()]!
@@ -264,6 +379,8 @@ const IDENTIFIER = /\b(?:[A-Za-z]+[-_:]?\d[\w.-]*|\d+-\d+(?:-[\dA-Za-z]+)*(?![\d
 const isIsoDate = (s: string) => /^\d{4}-\d{2}-\d{2}/.test(s)
 const ISO_DURATION = /^P(?=\w*\d)(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+S)?)?$/
 
+const NUMBER_IN_WORDS_AND_DIGITS = new RegExp(`\\b${WORDNUM}(?:[ -](?:one|two|three|four|five|six|seven|eight|nine))? \\((\\d[\\d,.]*)\\)`, 'gi')
+
 /** Unit and currency words: they say what a figure measures, which its quantity already carries. */
 export const UNIT_WORDS = new Set([...Object.keys(UNITS), ...Object.keys(CURRENCY_WORDS)].filter((u) => /^[a-zµμ]+$/.test(u) && u.length > 1))
 
@@ -271,6 +388,8 @@ export const UNIT_WORDS = new Set([...Object.keys(UNITS), ...Object.keys(CURRENC
 export function quantities(text: string): Quantity[] {
   // Citation markers ("[1]") are references, not figures.
   let work = text.replace(/\[\d{1,3}\]/g, (m) => ' '.repeat(m.length)).replace(IDENTIFIER, (s) => (isIsoDate(s) || ISO_DURATION.test(s) || /^\d+-\d+$/.test(s) && /\d+-\d+\s?(?:°|%|[a-z])/i.test(text) ? s : ' '.repeat(s.length)))
+  // Legal style "sixty (60) days": the digits say it, right before the unit.
+  if (work.includes('(')) work = work.replace(NUMBER_IN_WORDS_AND_DIGITS, (all, d: string) => ' '.repeat(all.length - d.length) + d)
   const out: Quantity[] = []
   for (const p of PATTERNS) {
     p.re.lastIndex = 0
@@ -286,7 +405,7 @@ export function quantities(text: string): Quantity[] {
       const bound = BELOW.test(before) ? '<' : ABOVE.test(before) ? '>' : ''
       for (const q of p.read(m)) {
         const tol = approx ? Math.max(q.tol, Math.abs(q.value) * 0.06, q.dim === 'duration' ? 60 : 0) : q.tol
-        out.push({ ...q, approx, bound, tol, index: m.index, end: m.index + m[0].length })
+        out.push({ ...q, approx, bound, tol, digits: q.tol, index: m.index, end: m.index + m[0].length })
       }
       hits.push([m.index, m.index + m[0].length])
     }
@@ -302,13 +421,34 @@ export function quantities(text: string): Quantity[] {
   return out.sort((a, b) => a.index - b.index)
 }
 
-/** Two quantities state the same value (dates without a year compare by month and day). */
-/** Money compares within one currency; a price per unit ("$75 per day") also meets the same amount written plainly. */
-const sameCurrency = (a: Quantity, b: Quantity) => a.unit === b.unit || (a.unit.split('/')[0] === b.unit.split('/')[0] && (!a.unit.includes('/') || !b.unit.includes('/')))
+/**
+ * Money compares within one currency ('*': an amount whose currency the trace does not say meets any); a price per
+ * unit ("$75 per day") also meets the same amount written plainly, never a price per another unit.
+ */
+export const currencyOf = (q: Quantity) => q.unit.split('/')[0]!
+export function sameCurrency(a: Quantity, b: Quantity): boolean {
+  const ca = currencyOf(a)
+  const cb = currencyOf(b)
+  if (ca !== cb && ca !== '*' && cb !== '*') return false
+  const pa = a.unit.split('/')[1]
+  const pb = b.unit.split('/')[1]
+  return pa === pb || pa === undefined || pb === undefined
+}
 
+/** Rates compare only with rates per the same kind of thing (per time with per time, per kg with per gram), or with the amount written plainly. */
+function samePer(a: Quantity, b: Quantity): boolean {
+  if (!a.per || !b.per) return true
+  return a.per.dim === b.per.dim && (a.per.dim !== 'count' || a.per.word === b.per.word)
+}
+
+/** Two rates per the same kind of thing, compared per one unit of it ("600 per minute" is "10 per second"). */
+const perScale = (claim: Quantity, ev: Quantity) => (claim.per && ev.per ? ev.per.amount / claim.per.amount : 1)
+
+/** Two quantities state the same value (dates without a year compare by month and day; an ambiguous reading counts). */
 export function sameValue(claim: Quantity, ev: Quantity): boolean {
   if (claim.dim !== ev.dim) return false
   if (claim.dim === 'money' && !sameCurrency(claim, ev)) return false
+  if (!samePer(claim, ev)) return false
   if (claim.dim === 'date' && claim.hasYear !== ev.hasYear) {
     const md = (q: Quantity) => {
       if (!q.hasYear) return q.value
@@ -317,15 +457,20 @@ export function sameValue(claim: Quantity, ev: Quantity): boolean {
     }
     return md(claim) === md(ev)
   }
+  const k = perScale(claim, ev)
+  if (k !== 1) return Math.abs(claim.value * k - ev.value) <= Math.max(claim.tol * k, ev.tol * 0.5, 1e-9)
   const tol = Math.max(claim.tol, ev.tol * 0.5, 1e-9)
-  if (claim.alt !== undefined && claim.alt === ev.value) return true
-  return Math.abs(claim.value - ev.value) <= tol
+  if (claim.dim === 'date') return claim.value === ev.value || claim.alt === ev.value || (ev.alt !== undefined && ev.alt === claim.value)
+  for (const a of claim.alt === undefined ? [claim.value] : [claim.value, claim.alt])
+    for (const b of ev.alt === undefined ? [ev.value] : [ev.value, ev.alt]) if (Math.abs(a - b) <= tol) return true
+  return false
 }
 
 /** The evidence value satisfies the claim: the same value, or within the claim's bound ("under 30 minutes"). */
 export function satisfies(claim: Quantity, ev: Quantity): boolean {
   if (sameValue(claim, ev)) return true
   // "Within 60 days" against "within 30 days" is two limits that differ, not a value inside one.
-  if (!claim.bound || ev.bound || claim.dim !== ev.dim || (claim.dim === 'money' && !sameCurrency(claim, ev)) || claim.dim === 'date') return false
-  return claim.bound === '<' ? ev.value <= claim.value : ev.value >= claim.value
+  if (!claim.bound || ev.bound || claim.dim !== ev.dim || (claim.dim === 'money' && !sameCurrency(claim, ev)) || !samePer(claim, ev) || claim.dim === 'date') return false
+  const k = perScale(claim, ev)
+  return claim.bound === '<' ? ev.value <= claim.value * k : ev.value >= claim.value * k
 }

@@ -1,14 +1,13 @@
 /**
  * Evidence cut into statements a claim can be compared with: sentences of text
- * evidence, and facts read out of structured (JSON) results. A fact keeps its
- * owner (the name, title, mode or id of the object it belongs to, and of the
- * objects around it), its key as words ("late_fee_pct" → late fee, 1.5%), its
- * value as a quantity when it is one (units read from the key: `_min`, `_kg`,
- * `_bytes`, `_eur`, `_pct`...), and a JSON boolean as the polarity of the key
- * ("insured": false states that it is not insured). Arrays of objects also state
- * their counts (how many items, how many distinct authors, how many by each).
+ * evidence (and pairs of adjacent ones), and the facts of structured results
+ * (facts.ts). A statement keeps its owner: a fact's entity, or the subject a
+ * document or sentence opens with ("Pro - 600 requests per minute", "Dental Plus:
+ * $18.50 per paycheck"), so a figure of one plan never backs a claim about
+ * another. A JSON boolean is the polarity of its key's predicate.
  */
 import type { Evidence } from './evidence.js'
+import { factsOf, type Fact } from './facts.js'
 import { polarity } from './polarity.js'
 import { quantities, type Quantity } from './quantity.js'
 import { Lru } from '../semantic/lru.js'
@@ -24,57 +23,29 @@ export interface Statement {
   quantities: Quantity[]
   /** Stems of the entity the statement is about (an object's name, a document's subject). */
   owner: Set<string>
+  /**
+   * The owner's stems that tell it from its siblings ("helix" of "NDA-Helix-2026" beside "NDA-Corvid-2025"; "light" of
+   * "Economy Light" beside "Economy Classic"): naming a stem all siblings share names none of them.
+   */
+  distinct?: Set<string>
   /** The owner is one of several sibling objects (an array of options): a claim must name it to use it. */
   ambiguousOwner: boolean
-  /** For facts in arrays: the sibling facts of the same key (for "first", "cheapest"). */
+  /** For facts in arrays: the sibling facts of the same key (for "first", "cheapest", "both"). */
   siblings?: Statement[]
   /** A request (the user's message): usable as an operand or a yardstick, never as support. */
   request?: boolean
   /** Stems of the key a fact sits under ("online" for online.in_stock). */
   context?: Set<string>
-  /** A fact's key path ("commits date"): siblings share it. */
+  /** A fact's attribute ("late fee"): siblings share it. */
   key?: string
-  /** A JSON boolean: its key words are the predicate, the value its polarity. */
+  /** A JSON boolean (or a null, or a zero count): the key's predicate holds or not. */
   boolean?: boolean
-}
-
-const NAME_KEYS = /^(?:name|title|mode|plan|product|model|compound|author|store|city|carrier|line|type|kind|label|customer|account|subject|service|tier|drug|medication|medicine|flight|hotel|airline|brand|item|sku|id|code|route|option|vendor|provider|location|branch|doctor|physician|clinic|player|team|company|region|country|airport|station|package|version|tag|room|category|tool|method|test|course|program|fund|ticker|symbol|card|policy|project|repo|file|path|image|host|server|region_name|[a-z_]*_name)$/i
-const CURRENCY_KEYS: Record<string, string> = { usd: 'USD', eur: 'EUR', gbp: 'GBP', jpy: 'JPY', chf: 'CHF', cad: 'CAD', aud: 'AUD', inr: 'INR', sek: 'SEK', nok: 'NOK', dkk: 'DKK' }
-const KEY_UNITS: Record<string, string> = {
-  ms: 'ms', s: 's', sec: 's', secs: 's', seconds: 's', min: 'min', mins: 'min', minutes: 'min', h: 'h', hr: 'h', hrs: 'h', hours: 'h', days: 'days', day: 'days',
-  weeks: 'weeks', months: 'months', years: 'years', mm: 'mm', cm: 'cm', m: 'm', km: 'km', mi: 'mi', miles: 'mi', in: 'inches', inches: 'inches', ft: 'ft',
-  mg: 'mg', g: 'g', kg: 'kg', t: 't', lb: 'lb', lbs: 'lb', oz: 'oz', ml: 'mL', l: 'L', ul: 'µL', bytes: 'bytes', b: 'bytes', kb: 'kB', mb: 'MB', gb: 'GB',
-  tb: 'TB', kib: 'KiB', mib: 'MiB', gib: 'GiB', pct: '%', percent: '%', c: '°C', f: '°F', celsius: '°C', fahrenheit: '°F',
-}
-
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
-/** A key that is a month or a date ("2026-09") reads as one ("September 2026"), not as two numbers. */
-const dateKey = (k: string) => k.replace(/\b(\d{4})-(0[1-9]|1[0-2])(?:-(\d{2}))?\b/g, (_, y: string, m: string, d?: string) => `${MONTH_NAMES[Number(m) - 1]}${d ? ` ${Number(d)}` : ''} ${y}`)
-const keyWords = (k: string) => dateKey(k).replace(/([a-z])([A-Z])/g, '$1 $2').split(/[_\s.-]+/).filter(Boolean).map((w) => w.toLowerCase())
-/** Key words as the fact's text shows them: without the unit and currency words (the value carries them) or bare numbers. */
-const keyText = (k: string) => keyWords(k).filter((w) => !CURRENCY_KEYS[w] && !KEY_UNITS[w] && w !== 'p' && !/^\d+$/.test(w)).join(' ')
-
-/** A JSON leaf as the words and quantity a person would write: 25 with key duration_min → "25 min". */
-function leafText(key: string, v: unknown, parent = ''): string {
-  if (typeof v !== 'number') return String(v)
-  const words = keyWords(key)
-  // A currency named by the key or by the object it sits in ("totals_usd": {"2026-09": 6870.12}).
-  // A rate: "p_per_kwh", "usd_per_night", "fee_per_day" → a price per unit, "7.5p per kwh".
-  const per = words.indexOf('per')
-  if (per > 0 && per < words.length - 1) {
-    const unit = words.slice(per + 1).filter((w) => !CURRENCY_KEYS[w]).join(' ')
-    if (words[per - 1] === 'p' || words[per - 1] === 'pence') return `${v}p per ${unit}`
-    const c = [...words, ...keyWords(parent)].map((w) => CURRENCY_KEYS[w]).find(Boolean)
-    return c ? `${c} ${v} per ${unit}` : `${v} per ${unit}`
-  }
-  const cur = [...words, ...keyWords(parent)].map((w) => CURRENCY_KEYS[w]).find(Boolean)
-  if (cur) return `${cur} ${v}`
-  const last = words[words.length - 1] ?? ''
-  const prev = words[words.length - 2] ?? ''
-  // "molar_mass_g_mol": a compound unit, not grams.
-  if (KEY_UNITS[last] && !KEY_UNITS[prev]) return `${v} ${KEY_UNITS[last]}`
-  if (/^(?:pct|percent|percentage|rate_pct)$/.test(last) || /percent|pct/.test(key)) return `${v}%`
-  return String(v)
+  /** The value of a flag: the attribute holds (a null or a zero count: false, and `absent`). */
+  flag?: boolean
+  /** A null or a zero count: evidence of absence, which backs a denial but contradicts nothing. */
+  absent?: boolean
+  /** An amount of zero: a claim that it is free or costs nothing agrees with it. */
+  free?: boolean
 }
 
 const stems = (text: string) => new Set([...analyze(text).terms.keys()].filter((t) => !t.startsWith('#')))
@@ -119,96 +90,44 @@ function joined(a: Statement, b: Statement): Statement {
   }
 }
 
-interface Ctx {
-  evidence: Evidence
-  out: Statement[]
+/** A fact as a statement: its text's words, its own quantities, a flag's polarity on its attribute's words. */
+function factStatement(e: Evidence, f: Fact): Statement {
+  const owner = new Set(f.owners.flatMap((o) => [...stems(o)]))
+  if (f.prose) return statement(e, f.text, owner, { ambiguousOwner: f.ambiguous })
+  const context = f.parent ? stems(f.parent) : undefined
+  const s = statement(e, f.text, owner, { ambiguousOwner: f.ambiguous, key: f.attribute, ...(context ? { context } : {}) })
+  s.quantities = f.quantities
+  if (f.flag !== undefined) {
+    // The key is the predicate; its words' own denials ("non_refundable") turn with the value.
+    s.pol = new Map([...polarity(f.predicate).entries()].map(([t, denied]) => [t, denied === f.flag]))
+    s.boolean = true
+    s.flag = f.flag
+    if (f.absent) s.absent = true
+    if (f.free) s.free = true
+  }
+  return s
 }
 
-/** What names an object: its name-like fields, else (an item of a list) its first short text field. */
-function ownerOf(o: Record<string, unknown>, inList: boolean): string[] {
-  const named = Object.entries(o)
-    .filter(([k, v]) => NAME_KEYS.test(k) && (typeof v === 'string' || typeof v === 'number') && String(v).length <= 60)
-    .map(([, v]) => String(v))
-  if (named.length || !inList) return named
-  const first = Object.values(o).find((v) => typeof v === 'string' && v.length <= 60 && !/^\d{4}-\d{2}/.test(v))
-  return first ? [String(first)] : []
+/** Each owner's stems minus those every owner of the set shares. */
+function distinguish(statements: Statement[]): void {
+  const owners = [...new Map(statements.map((s) => [[...s.owner].sort().join(' '), s.owner])).values()]
+  if (owners.length < 2) return
+  const shared = [...owners[0]!].filter((t) => owners.every((o) => o.has(t)))
+  if (!shared.length) return
+  for (const s of statements) s.distinct = new Set([...s.owner].filter((t) => !shared.includes(t)))
 }
 
-function walk(ctx: Ctx, v: unknown, path: string[], owners: string[], ambiguous: boolean, inList = false): Statement[] {
-  const made: Statement[] = []
-  if (Array.isArray(v)) {
-    const objects = v.filter((x): x is Record<string, unknown> => Boolean(x) && typeof x === 'object' && !Array.isArray(x))
-    if (objects.length === v.length && objects.length > 0) {
-      const perItem = objects.map((o) => walk(ctx, o, path, owners, objects.length > 1, true))
-      // Facts of the same key across the items are siblings: "first", "cheapest" compare among them.
-      const byKey = new Map<string, Statement[]>()
-      for (const facts of perItem) for (const f of facts) if (f.key) byKey.set(f.key, [...(byKey.get(f.key) ?? []), f])
-      for (const group of byKey.values()) if (group.length > 1) for (const f of group) f.siblings = group
-      const noun = path[path.length - 1] ?? 'items'
-      const counts: string[] = [`${objects.length} ${keyWords(noun).join(' ')}`]
-      const keys = new Set(objects.flatMap((o) => Object.keys(o)))
-      for (const k of keys) {
-        const values = objects.map((o) => o[k]).filter((x) => typeof x === 'string' && x.length <= 60) as string[]
-        if (values.length < 2) continue
-        const distinct = new Set(values)
-        counts.push(`${distinct.size} ${keyWords(k).join(' ')}s of the ${keyWords(noun).join(' ')}`)
-        for (const d of distinct) counts.push(`${values.filter((x) => x === d).length} ${keyWords(noun).join(' ')} by ${d}`)
-      }
-      for (const c of counts) ctx.out.push(statement(ctx.evidence, `${owners.join(' ')} ${c}`, new Set(owners.flatMap((o) => [...stems(o)]))))
-      return perItem.flat()
-    }
-    if (v.every((x) => typeof x !== 'object' || x === null)) {
-      const key = path[path.length - 1] ?? ''
-      const text = `${owners.join(' ')} ${keyWords(path.join(' ')).join(' ')}: ${v.map((x) => leafText(key, x)).join(', ')}`
-      const s = statement(ctx.evidence, text, new Set(owners.flatMap((o) => [...stems(o)])), { ambiguousOwner: ambiguous })
-      ctx.out.push(s)
-      return [s]
-    }
-    return v.flatMap((x) => walk(ctx, x, path, owners, ambiguous))
-  }
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>
-    // An object names itself; one without a name belongs to the object around it.
-    const own = ownerOf(o, inList)
-    const here = own.length ? own : owners
-    const ownerStems = new Set(here.flatMap((x) => [...stems(x)]))
-    for (const [k, child] of Object.entries(o)) {
-      if (child && typeof child === 'object') {
-        made.push(...walk(ctx, child, [...path, k], here, ambiguous))
-        continue
-      }
-      if (child === null || child === undefined) continue
-      const words = keyText([...path.slice(-1), k].join(' '))
-      if (typeof child === 'boolean') {
-        // A JSON false denies its key: "insured": false states "not insured".
-        const parent = path[path.length - 1]
-        const context = parent && !/^(?:result|results|data|response|output|item|items|record|records|details|info)$/i.test(parent) ? stems(keyWords(parent).join(' ')) : undefined
-        const s = statement(ctx.evidence, `${here.join(' ')} | ${words}: ${child}`, ownerStems, { ambiguousOwner: ambiguous, key: words, context })
-        s.pol = new Map([...polarity(keyWords(k).join(' ')).keys()].map((t) => [t, !child]))
-        s.boolean = true
-        made.push(s)
-        continue
-      }
-      if (child === 0) {
-        // A zero denies its key like a false: "critical": 0 is "no critical", "paid_usd": 0 is "not paid".
-        const s = statement(ctx.evidence, `${here.join(' ')} | ${words}: ${leafText(k, child)}`, ownerStems, { ambiguousOwner: ambiguous, key: words })
-        s.pol = new Map([...polarity(keyWords(k).filter((w) => !CURRENCY_KEYS[w] && !KEY_UNITS[w]).join(' ')).keys()].map((t) => [t, true]))
-        s.boolean = true
-        made.push(s)
-        continue
-      }
-      const value = leafText(k, child, path[path.length - 1])
-      // Long strings are prose: their sentences, about the owner.
-      if (typeof child === 'string' && child.length > 80) {
-        for (const sen of sentences(child)) made.push(statement(ctx.evidence, `${sen} (${here.join(' ')})`, ownerStems, { ambiguousOwner: ambiguous }))
-        continue
-      }
-      made.push(statement(ctx.evidence, `${here.join(' ')} | ${words}: ${value}`, ownerStems, { ambiguousOwner: ambiguous, key: words }))
-    }
-    ctx.out.push(...made)
-    return made
-  }
-  return made
+function jsonStatements(e: Evidence, json: unknown): Statement[] {
+  const facts = factsOf(json)
+  const made = new Map(facts.map((f) => [f, factStatement(e, f)]))
+  const groups = new Map<string, Statement[]>()
+  for (const f of facts) if (f.group) groups.set(f.group, [...(groups.get(f.group) ?? []), made.get(f)!])
+  for (const group of groups.values()) for (const s of group) s.siblings = group
+  // Items of one list: what they all share in their names names none of them.
+  const byList = new Map<string, Statement[]>()
+  for (const f of facts) if (f.list) byList.set(f.list, [...(byList.get(f.list) ?? []), made.get(f)!])
+  for (const items of byList.values()) distinguish(items)
+  return [...made.values()]
 }
 
 const parseJson = (s: string): unknown => {
@@ -221,35 +140,62 @@ const parseJson = (s: string): unknown => {
   }
 }
 
-/** The subject a document or pasted block opens with ("High-Yield Savings: 4.10% APY…", "[cd12] (url) 12-month CD: …"). */
-function subjectOf(text: string): string {
-  const head = text.replace(/^\s*\[[^\]]*\]\s*(?:\([^)]*\))?\s*/, '')
-  const m = /^([^:.\n]{2,48}):/.exec(head)
-  return m && m[1]!.split(/\s+/).length <= 6 ? m[1]! : ''
+/** A short first sentence in title case ("Distilled Reasoners (September 2026).") is the document's title. */
+function titleOf(text: string): string {
+  const first = sentences(text)[0] ?? ''
+  const words = first.replace(/\([^)]*\)|[.:]$/g, ' ').trim().split(/\s+/).filter(Boolean)
+  const caps = words.filter((w) => /^[A-Z0-9]/.test(w)).length
+  return first.length < text.length && words.length >= 1 && words.length <= 8 && caps >= Math.max(1, words.length - 2) && !/\d{2,}/.test(first.replace(/\([^)]*\)/g, '')) ? words.join(' ') : ''
+}
+
+/** A label a passage or sentence opens with: "12-month CD: …", "[cd12] (url) High-Yield Savings: …", "Pro - 600 requests per minute". */
+const HEAD = /^([^:.\n]{2,48}?)(:\s| [-–] )/
+function headOf(text: string): { head: string; dash: boolean } {
+  let rest = text.replace(/^\s*\[[^\]]*\]\s*(?:\([^)]*\))?\s*/, '')
+  let head = ''
+  let dash = false
+  // "Checked baggage by fare brand: Economy Light - no checked bag": the innermost label names the entity.
+  for (let m = HEAD.exec(rest); m && m[1]!.split(/\s+/).length <= 6; m = HEAD.exec(rest)) {
+    head = m[1]!
+    dash = m[2] !== ': '
+    rest = rest.slice(m[0].length)
+  }
+  return { head, dash }
 }
 
 const asks = (s: string) => /\?\s*$/.test(s) || /^(?:please|can you|could you|would you|tell me|explain|write|show me|give me|list|find|use|answer|help|summari[sz]e|return)\b/i.test(s)
+
+function textStatements(e: Evidence): Statement[] {
+  const subject = headOf(e.text).head || titleOf(e.text)
+  const docOwner = subject ? stems(subject) : new Set<string>()
+  // Questions and requests in a message state nothing.
+  const sents = sentences(e.text).filter((s) => !(e.kind === 'message' && asks(s)))
+  const single = sents.map((s, i) => {
+    // A sentence with a name of its own ("Enterprise - 3,000 requests per minute", "Dental Plus: …") is about that
+    // entity; a label in sentence case or of one word ("Early withdrawal penalty: …", "Weight: …") names an attribute
+    // of the document's subject.
+    const { head, dash } = i > 0 ? headOf(s) : { head: '', dash: false }
+    const words = head.split(/\s+/)
+    const own = head && words.every((w) => /^[A-Z0-9]/.test(w)) && (dash || words.length > 1) ? head : ''
+    return statement(e, s, own ? stems(own) : docOwner)
+  })
+  distinguish(single.filter((s) => s.owner !== docOwner))
+  const out: Statement[] = []
+  single.forEach((s, i) => {
+    out.push(s)
+    // A claim often fuses two adjacent sentences of a document (of one entity).
+    const next = single[i + 1]
+    if (next && next.owner === s.owner) out.push(joined(s, next))
+  })
+  return out
+}
 
 export function statementsOf(evidence: Evidence[]): Statement[] {
   const out: Statement[] = []
   for (const e of evidence) {
     const json = e.kind === 'tool_result' ? parseJson(e.text) : undefined
-    if (json !== undefined && typeof json === 'object' && json !== null) {
-      const ctx: Ctx = { evidence: e, out: [] }
-      walk(ctx, json, [], [], false)
-      out.push(...new Set(ctx.out))
-      continue
-    }
-    const subject = subjectOf(e.text)
-    const owner = subject ? stems(subject) : new Set<string>()
-    // Questions and requests in a message state nothing.
-    const sents = sentences(e.text).filter((s) => !(e.kind === 'message' && asks(s)))
-    const single = sents.map((s) => statement(e, s, owner))
-    single.forEach((s, i) => {
-      out.push(s)
-      // A claim often fuses two adjacent sentences of a document.
-      if (i + 1 < single.length) out.push(joined(s, single[i + 1]!))
-    })
+    if (json !== undefined && typeof json === 'object' && json !== null) out.push(...jsonStatements(e, json))
+    else out.push(...textStatements(e))
   }
   return out
 }
@@ -259,4 +205,3 @@ export function requestStatements(request: string): Statement[] {
   const e: Evidence = { span_id: '', text: request, source: null, kind: 'message' }
   return sentences(request).map((s) => statement(e, s, new Set(), { request: true }))
 }
-

@@ -1,0 +1,156 @@
+/**
+ * Figures a claim may have computed from the trace's own: sums and differences
+ * (of up to four figures on the claim's topic), shares and changes in percent,
+ * multiples ("nine times the price"), a percentage of an amount, a rate times a
+ * quantity or an amount divided by one ("15 mg per kg" × 18 kg, $4.15 per kg ×
+ * 480 kg, 270 mg ÷ 160 mg per 5 mL), an amount at an exchange rate, an amount
+ * split over a count, the days between two dates, the time between two clock
+ * times, a date or a clock time moved by a duration, and a UTC time in a zone whose
+ * offset the trace gives. Every candidate uses at least one evidence figure; the
+ * user's figures may enter, the answer's own only in products (a chain: $8,526 ×
+ * 0.79), never in sums.
+ */
+import { currencyOf, sameValue, type Quantity } from './quantity.js'
+
+export interface Operands {
+  /** Figures of the evidence the claim may use (its entity's, not a competitor's). */
+  evidence: Quantity[]
+  /** Those on the claim's topic: the only ones that enter sums, differences and shares. */
+  topical: Set<Quantity>
+  /** The user's figures (operands, never support on their own). */
+  request: Quantity[]
+  /** Figures stated elsewhere in the answer and in the claim (products only). */
+  answer: Quantity[]
+  /** Offsets from UTC, in minutes, that the trace names ("UTC-8", "+08:00"). */
+  offsets: number[]
+  /** Values of one attribute across the items of a list (siblings): what sums of three or four add up. */
+  groups: Quantity[][]
+}
+
+const key = (x: Quantity) => `${x.dim}|${x.unit}|${x.value}|${x.per?.word ?? ''}`
+/** Each value once: the same figure read twice (a sentence and its window) is one operand. */
+function uniq(xs: Quantity[], seen: Set<string>): Quantity[] {
+  return xs.filter((x) => !seen.has(key(x)) && (seen.add(key(x)), true))
+}
+
+/** A quantity expressed in a named unit ("mile" → its value in miles), null when the unit is not one we convert to. */
+function convertTo(q: Quantity, per: NonNullable<Quantity['per']>): number | null {
+  if (q.dim === 'count') return per.dim === 'count' ? q.value : null
+  return per.dim === q.dim ? q.value / per.amount : null
+}
+
+/** Combinations of 3 or 4 of the given figures (sums of a few items: regions, line items, legs). */
+function* subsets(xs: Quantity[], min: number, max: number): Generator<Quantity[]> {
+  const n = xs.length
+  const pick: number[] = []
+  function* rec(start: number): Generator<Quantity[]> {
+    if (pick.length >= min) yield pick.map((i) => xs[i]!)
+    if (pick.length === max) return
+    for (let i = start; i < n; i++) {
+      pick.push(i)
+      yield* rec(i + 1)
+      pick.pop()
+    }
+  }
+  yield* rec(0)
+}
+
+const MAX_SUM_TERMS = 4
+/** Sums of three or four figures are searched among at most this many topical figures (chance hits grow with more). */
+const MAX_SUM_POOL = 9
+
+/** Whether the claim's figure can be computed from the trace's figures. */
+export function derivable(q: Quantity, ops: Operands): boolean {
+  if (q.dim === 'count' && q.value <= 3 && !q.per) return false
+  const seen = new Set<string>()
+  const evidence = uniq(ops.evidence, seen)
+  // The figure itself (the answer states it too) is no operand.
+  const extra = uniq(ops.request.filter((x) => !sameValue(q, x)), seen)
+  const answer = uniq(ops.answer.filter((x) => !sameValue(q, x)), seen)
+  const all = [...evidence, ...extra, ...answer]
+  const isEv = new Set(evidence)
+  // Sums and differences only of figures on the claim's topic (or the user's): two unrelated figures add up by chance.
+  const inSum = new Set([...evidence.filter((x) => ops.topical.has(x)), ...extra])
+  // Arithmetic must meet the figure as written: "about $1,860" is not 1,764, though "about" allows 6% for a reading.
+  const slack = Math.max(q.digits ?? q.tol, Math.abs(q.value) * (q.approx ? 0.035 : 0.01))
+  const hit = (v: number) => Number.isFinite(v) && Math.abs(v - q.value) <= slack && Math.abs(v) > 1e-9
+  const sizable = (x: Quantity) => Math.abs(x.value) >= Math.abs(q.value) * 0.02
+  const addable = (x: Quantity) => x.dim === q.dim && sizable(x) && !x.per === !q.per && (q.dim !== 'money' || x.unit === q.unit || currencyOf(x) === '*')
+  for (const a of all)
+    for (const b of all) {
+      if (a === b || (!isEv.has(a) && !isEv.has(b))) continue
+      if (inSum.has(a) && inSum.has(b) && addable(a) && addable(b) && q.dim !== 'date' && q.dim !== 'time') {
+        if (hit(a.value + b.value) || hit(a.value - b.value)) return true
+      }
+      if (products(q, a, b, hit, inSum)) return true
+      if (q.dim === 'duration' && a.dim === 'date' && b.dim === 'date' && a.hasYear && b.hasYear && hit(Math.abs(a.value - b.value) * 86400)) return true
+      if (q.dim === 'date' && a.dim === 'date' && b.dim === 'duration' && q.hasYear && a.hasYear) {
+        if (Math.abs(a.value + b.value / 86400 - q.value) < 0.5 || Math.abs(a.value - b.value / 86400 - q.value) < 0.5) return true
+      }
+      if (q.dim === 'duration' && a.dim === 'time' && b.dim === 'time' && hit(Math.abs(a.value - b.value) * 60)) return true
+      if (q.dim === 'time' && a.dim === 'time' && b.dim === 'duration' && b.value < 86400) {
+        const m = (x: number) => ((x % 1440) + 1440) % 1440
+        if (m(a.value + b.value / 60) === q.value || m(a.value - b.value / 60) === q.value) return true
+      }
+    }
+  // A UTC time shown in the zone the trace names.
+  if (q.dim === 'time') for (const e of evidence) if (e.dim === 'time' && e.utc && ops.offsets.some((o) => (((e.value + o) % 1440) + 1440) % 1440 === q.value)) return true
+  return ops.groups.some((g) => sums(q, g.filter(addable), hit))
+}
+
+/** Products and quotients: shares, multiples, rates, prices, conversions. */
+function products(q: Quantity, a: Quantity, b: Quantity, hit: (v: number) => boolean, inSum: Set<Quantity>): boolean {
+  // A share or a change in percent, and a multiple, of figures on the claim's topic only.
+  if (inSum.has(a) && inSum.has(b) && a.dim === b.dim && a.dim !== 'date' && a.dim !== 'time' && b.value) {
+    if (q.dim === 'percent' && a.dim !== 'percent' && (hit((a.value / b.value) * 100) || hit(((a.value - b.value) / b.value) * 100))) return true
+    if (q.dim === 'ratio' && hit(a.value / b.value)) return true
+    // An amount split evenly ("1,840 units at 40 per pallet is 46 pallets").
+    if (q.dim === 'count' && a.dim === 'count' && Number.isInteger(a.value) && hit(a.value / b.value)) return true
+  }
+  // A percentage of an amount, the amount with it added or taken off.
+  if (a.dim === q.dim && !a.per && b.dim === 'percent' && (q.dim !== 'money' || currencyOf(a) === currencyOf(q) || currencyOf(a) === '*')) {
+    if (hit((a.value * b.value) / 100) || hit(a.value * (1 + b.value / 100)) || hit(a.value * (1 - b.value / 100))) return true
+  }
+  // A rate times what it is per ("$4.15 per kg" × 480 kg, "15 mg per kg" × 18 kg, "6.15 h per pay period" × 2),
+  // and an amount divided by a rate ("270 mg" ÷ "160 mg per 5 mL" = 8.4 mL).
+  if (a.per && a.dim === q.dim && (q.dim !== 'money' || currencyOf(a) === currencyOf(q) || currencyOf(a) === '*')) {
+    const amount = b.dim === 'count' && !b.per ? b.value : convertTo(b, a.per)
+    if (amount !== null && b.dim !== 'date' && b.dim !== 'time' && hit(a.value * amount)) return true
+  }
+  if (a.per && b.dim === a.dim && !b.per && a.value && q.dim === a.per.dim && hit((b.value / a.value) * a.per.amount)) return true
+  if (q.dim === 'money') {
+    // An amount at an exchange rate: "1.0842 dollars per euro" × €2,500, or a plain rate (1.08) either way.
+    if (a.per?.dim === 'money' && b.dim === 'money' && currencyOf(a) === currencyOf(q) && currencyOf(b) === a.per.word && hit(a.value * b.value)) return true
+    if (a.per?.dim === 'money' && b.dim === 'money' && currencyOf(b) === currencyOf(a) && a.per.word === currencyOf(q) && a.value && hit(b.value / a.value)) return true
+    if (a.dim === 'money' && !a.per && b.dim === 'count' && !b.per && b.value > 0) {
+      const same = currencyOf(a) === currencyOf(q) || currencyOf(a) === '*'
+      // Same currency: a price times a whole count, or an amount shared over a count on the topic; another: a conversion.
+      if (same ? (Number.isInteger(b.value) && b.value >= 1 && hit(a.value * b.value)) || (inSum.has(b) && hit(a.value / b.value)) : hit(a.value * b.value) || hit(a.value / b.value)) return true
+    }
+  }
+  return false
+}
+
+/** Sums of three or four values of one attribute: "11,700 sign-ups in total" over three regions. */
+function sums(q: Quantity, pool: Quantity[], hit: (v: number) => boolean): boolean {
+  if (q.dim === 'percent' || q.dim === 'ratio' || q.dim === 'date' || q.dim === 'time' || pool.length < 3 || pool.length > MAX_SUM_POOL * 2) return false
+  const xs = pool.slice(0, MAX_SUM_POOL)
+  for (const set of subsets(xs, 3, MAX_SUM_TERMS)) {
+    const total = set.reduce((t, x) => t + x.value, 0)
+    if (hit(total)) return true
+  }
+  return false
+}
+
+/** Offsets from UTC the trace names ("UTC-8 in December", a timestamp's "+08:00"), in minutes. */
+export function offsetsIn(texts: string[]): number[] {
+  const out = new Set<number>()
+  for (const t of texts)
+    for (const m of t.matchAll(/\b(?:UTC|GMT)\s?([+-−])\s?(\d{1,2})(?::?(\d{2}))?\b|T\d{2}:\d{2}(?::\d{2})?([+-])(\d{2}):?(\d{2})\b/g)) {
+      const sign = (m[1] ?? m[4]) === '+' ? 1 : -1
+      const h = Number(m[2] ?? m[5])
+      const min = Number(m[3] ?? m[6] ?? 0)
+      if (h <= 14) out.add(sign * (h * 60 + min))
+    }
+  return [...out]
+}

@@ -1,0 +1,300 @@
+/**
+ * Structured results read as facts: every leaf of a JSON tool result becomes
+ * (entity, attribute, value) with its quantity. The entity is the object's own
+ * name-like field (name, title, plan, product…; for an item of a list, its first
+ * short text field), else the name of the object around it; the attribute is the
+ * key path as words ("late_fee_pct" → late fee); the value's unit comes from the
+ * key (`duration_min`, `weight_kg`, `price_eur`, `rate_usd_per_kg`), from the
+ * object (`{"value": 6.1, "unit": "%"}`, `{"amount": 612.4, "currency": "USD"}`,
+ * `{"currency": "JPY", "results": [...]}`, `"units": {"snow": "cm"}`), and an
+ * amount under a money key whose currency nothing says meets any currency. A JSON
+ * boolean is the attribute's polarity ("insured": false: not insured), a null its
+ * absence. Tables (`columns` + `rows`) read as lists of objects. A list of objects
+ * also states its counts (3 commits, 2 authors, 2 by Priya N), and the facts of
+ * one key across its items are siblings ("the first", "the cheapest", "both").
+ */
+import { perUnit, quantities, type Quantity } from './quantity.js'
+import { sentences } from './text.js'
+
+export interface Fact {
+  /** Names of the entity: the object's name-like fields, else those of the objects around it. */
+  owners: string[]
+  /** The entity is one of several sibling objects of a list: a claim must name it to use the fact. */
+  ambiguous: boolean
+  /** The key as words, without unit and currency words: the attribute ("late fee"). */
+  attribute: string
+  /** The leaf key's own words: a flag's predicate ("refundable" of fee.refundable). */
+  predicate: string
+  /** Words of the key the object sits under ("online" for online.in_stock); '' at the top or under a generic key. */
+  parent: string
+  /** How the fact reads: "Aero 14 | weight: 1.29 kg". */
+  text: string
+  /** The value's quantities, positioned in `text`. */
+  quantities: Quantity[]
+  /** A JSON boolean: the attribute holds (true) or not (false); a null is absence (false). */
+  flag?: boolean
+  /** A count of zero: the attribute does not apply, which backs a denial and contradicts nothing. */
+  absent?: boolean
+  /** An amount of zero: nothing to pay ("shipping_usd": 0 is free shipping). */
+  free?: boolean
+  /** Facts of one key across the items of one list share a group (siblings). */
+  group?: string
+  /** A long string: its sentences, about the entity. */
+  prose?: boolean
+  /** The facts of the items of one list share it (their owners are told apart by what they do not share). */
+  list?: string
+}
+
+const NAME_KEYS =
+  /^(?:name|title|mode|plan|product|model|compound|author|store|city|carrier|line|type|kind|label|customer|account|subject|service|tier|drug|medication|medicine|flight|hotel|airline|brand|item|sku|id|code|route|option|vendor|provider|location|branch|doctor|physician|clinic|player|team|company|region|country|airport|station|package|version|tag|room|category|tool|method|test|course|program|fund|ticker|symbol|card|policy|project|repo|file|path|image|host|server|merchant|doc|document|counterparty|mark|train|warehouse|candidate|series|survey|segment|trial|study|site|unit|department|role|benefit|fare|fare_brand|brand_name|[a-z_]*_name)$/i
+const GENERIC_PARENTS = /^(?:result|results|data|response|output|item|items|record|records|details|info|payload|body|value|values)$/i
+export const CURRENCY_KEYS: Record<string, string> = {
+  usd: 'USD', eur: 'EUR', gbp: 'GBP', jpy: 'JPY', chf: 'CHF', cad: 'CAD', aud: 'AUD', inr: 'INR', sek: 'SEK', nok: 'NOK', dkk: 'DKK', sgd: 'SGD',
+  hkd: 'HKD', nzd: 'NZD', cny: 'CNY', rmb: 'CNY', krw: 'KRW', brl: 'BRL', mxn: 'MXN', pln: 'PLN', zar: 'ZAR',
+}
+export const KEY_UNITS: Record<string, string> = {
+  ms: 'ms', s: 's', sec: 's', secs: 's', seconds: 's', min: 'min', mins: 'min', minutes: 'min', h: 'h', hr: 'h', hrs: 'h', hours: 'h', days: 'days', day: 'days',
+  weeks: 'weeks', months: 'months', years: 'years', mm: 'mm', cm: 'cm', m: 'm', km: 'km', mi: 'mi', miles: 'mi', in: 'inches', inches: 'inches', ft: 'ft',
+  mg: 'mg', g: 'g', kg: 'kg', t: 't', lb: 'lb', lbs: 'lb', oz: 'oz', ml: 'mL', l: 'L', ul: 'µL', dl: 'dL', bytes: 'bytes', b: 'bytes', kb: 'kB', mb: 'MB', gb: 'GB',
+  tb: 'TB', kib: 'KiB', mib: 'MiB', gib: 'GiB', pct: '%', percent: '%', c: '°C', f: '°F', celsius: '°C', fahrenheit: '°F', degc: '°C', degf: '°F',
+  wh: 'Wh', kwh: 'kWh', mwh: 'MWh',
+}
+/** Unit words safe to read anywhere in a key ("walk_min_to_station"), not only at its end: no English word among them. */
+const INNER_UNITS = new Set(['ms', 'secs', 'seconds', 'min', 'mins', 'minutes', 'hrs', 'hours', 'days', 'weeks', 'months', 'years', 'km', 'mg', 'kg', 'lbs', 'kwh', 'wh', 'pct', 'bytes', 'kb', 'mb', 'gb', 'tb'])
+/** Keys whose amounts are money even when no currency is named (then any currency meets them). */
+const MONEY_WORDS = new Set([
+  'price', 'prices', 'cost', 'costs', 'amount', 'total', 'subtotal', 'balance', 'fee', 'fees', 'fare', 'payment', 'paid', 'refund', 'charge', 'charges', 'rent',
+  'deposit', 'salary', 'gross', 'net', 'pay', 'budget', 'copay', 'payout', 'tax', 'toll', 'tolls', 'discount', 'premium', 'due', 'owed', 'spend', 'spent',
+  'principal', 'income', 'revenue', 'earnings', 'fine', 'penalty', 'allowance', 'credit', 'debit', 'bill', 'invoice', 'wage', 'bonus', 'tip',
+])
+/** Keys a status value sits under: its word is what the entity is (cancelled, passed, declined). */
+const STATUS_KEYS = /^(?:status|state|result|outcome|conclusion|decision|verdict)$/i
+/** Status words and the everyday words for them, so "success" meets "passed". */
+const STATUS_WORDS: Record<string, string> = {
+  success: 'passed succeeded', succeeded: 'passed', passed: 'succeeded', failure: 'failed', failed: 'failure', ok: 'passed', green: 'passed', red: 'failed',
+  partially_filled: 'partially filled', in_progress: 'still running in progress', running: 'in progress', pending: 'not yet', scheduled: 'scheduled',
+}
+
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
+/** A key that is a month or a date ("2026-09") reads as one ("September 2026"), not as two numbers. */
+const dateKey = (k: string) => k.replace(/\b(\d{4})-(0[1-9]|1[0-2])(?:-(\d{2}))?\b/g, (_, y: string, m: string, d?: string) => `${MONTH_NAMES[Number(m) - 1]}${d ? ` ${Number(d)}` : ''} ${y}`)
+export const keyWords = (k: string) =>
+  dateKey(k)
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .split(/[_\s.-]+/)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase())
+/**
+ * Key words as the fact's text shows them: without the unit and currency words (the value carries them), bare numbers
+ * and "per". A one-letter or English unit word ("in", "m", "s") is a unit only at the end of the key ("in_stock" keeps "in").
+ */
+const attributeOf = (words: string[]) =>
+  words.filter((w, i) => !CURRENCY_KEYS[w] && !(KEY_UNITS[w] && (INNER_UNITS.has(w) || i === words.length - 1)) && w !== 'p' && w !== 'per' && !/^\d+$/.test(w)).join(' ')
+
+interface Scope {
+  /** A currency the object or one around it names ("currency": "JPY"). */
+  currency?: string
+  /** Units an object around this one gives per key ("units": {"snow": "cm"}). */
+  units?: Record<string, string>
+}
+
+const isCurrency = (v: unknown): v is string => typeof v === 'string' && /^[A-Z]{3}$/.test(v)
+
+/** A money quantity built directly: the key says the currency (or '*', any). */
+function money(value: number, currency: string, per?: ReturnType<typeof perUnit>): Quantity {
+  const decimals = String(value).split('.')[1]?.length ?? 0
+  return { dim: 'money', value, unit: per ? `${currency}/${per.word}` : currency, tol: 0.49 * 10 ** -decimals, approx: false, bound: '', hasYear: true, index: 0, end: 0, ...(per ? { per } : {}) }
+}
+
+/** "100km" → [100, 'km']: a per-unit with its amount. */
+const amountAndUnit = (w: string): [number, string] => {
+  const m = /^(\d+(?:\.\d+)?)([a-z]+)$/.exec(w)
+  return m ? [Number(m[1]), m[2]!] : [1, w]
+}
+
+/**
+ * A number under its key as a person writes it, and its quantity: 25 under duration_min is "25 min",
+ * 4.15 under rate_usd_per_kg "USD 4.15 per kg", 6.15 under accrual_hours_per_pay_period "6.15 h per pay period".
+ */
+function numberValue(key: string, v: number, parent: string, scope: Scope, objectUnit: string | undefined): { text: string; quantities: Quantity[] } {
+  const words = keyWords(key)
+  const parentWords = keyWords(parent)
+  const per = words.indexOf('per')
+  const head = per > 0 ? words.slice(0, per) : words
+  const cur = [...head, ...parentWords].map((w) => CURRENCY_KEYS[w]).find(Boolean)
+  const pence = head.includes('p') || head.includes('pence')
+  // The key's head word says what the number is: "statement_balance" is money, "payments_remaining" a count.
+  const nouns = head.filter((w) => !CURRENCY_KEYS[w] && !KEY_UNITS[w])
+  const noun = nouns[nouns.length - 1] ?? ''
+  const moneyKey = MONEY_WORDS.has(noun) || (scope.currency !== undefined && /^(?:value|amount|total|rate|price)$/.test(noun))
+  const currency = cur ?? (moneyKey ? (scope.currency ?? '*') : undefined)
+  if (per > 0 && per < words.length - 1) {
+    const after = words.slice(per + 1).filter((w) => !CURRENCY_KEYS[w] || per === words.length - 2)
+    const [amount, unitWord] = amountAndUnit(after.join(' ').replace(/\s+/g, ' '))
+    const perCur = after.length === 1 ? CURRENCY_KEYS[after[0]!] : undefined
+    const p = perCur ? { dim: 'money' as const, amount: 1, word: perCur } : perUnit(unitWord, amount)
+    if (pence || currency) {
+      const c = pence ? 'GBP' : currency!
+      const value = pence ? v / 100 : v
+      return { text: `${pence ? `${v}p` : `${c} ${v}`} per ${after.join(' ')}`, quantities: [money(value, c, p ?? undefined)] }
+    }
+    const u = [...head].reverse().map((w) => KEY_UNITS[w]).find(Boolean)
+    const text = `${v}${u ? ` ${u}` : ''} per ${after.join(' ')}`
+    const base = u ? quantities(`${v} ${u}`)[0] : undefined
+    const q: Quantity = base ?? { dim: 'count', value: v, unit: '', tol: 0, approx: false, bound: '', hasYear: true, index: 0, end: 0 }
+    return { text, quantities: p ? [{ ...q, per: p }] : [q] }
+  }
+  // "late_fee_pct", "apr_percent": a percentage, whatever it is a percentage of.
+  if (words.some((w) => /^(?:pct|percent|percentage)$/.test(w))) return { text: `${v}%`, quantities: quantities(`${v}%`) }
+  if (currency) return { text: `${currency === '*' ? '' : `${currency} `}${v}`, quantities: [money(pence ? v / 100 : v, pence ? 'GBP' : currency)] }
+  const last = words[words.length - 1] ?? ''
+  const prev = words[words.length - 2] ?? ''
+  // "molar_mass_g_mol": a compound unit, not grams.
+  let unit = KEY_UNITS[last] && !KEY_UNITS[prev] ? KEY_UNITS[last] : words.filter((w) => INNER_UNITS.has(w)).map((w) => KEY_UNITS[w]).find(Boolean)
+  if (!unit && /percent|pct|percentage/.test(key)) unit = '%'
+  if (!unit && objectUnit && /^(?:value|amount|result|level|reading|min|max|low|high|limit|target|average|avg|mean)$/i.test(last)) unit = objectUnit
+  if (!unit && scope.units?.[key]) unit = scope.units[key]
+  const text = unit ? `${v} ${unit}` : String(v)
+  return { text, quantities: quantities(text) }
+}
+
+/** What names an object: its name-like fields, else (an item of a list) its first short text field. */
+function ownerOf(o: Record<string, unknown>, inList: boolean): string[] {
+  const named = Object.entries(o)
+    .filter(([k, v]) => NAME_KEYS.test(k) && (typeof v === 'string' || typeof v === 'number') && String(v).length <= 60)
+    .map(([, v]) => String(v))
+  if (named.length || !inList) return named
+  const first = Object.values(o).find((v) => typeof v === 'string' && v.length <= 60 && !/^\d{4}-\d{2}/.test(v))
+  return first ? [String(first)] : []
+}
+
+/** A table ({"columns": [...], "rows": [[...]]}) as the list of objects it stands for. */
+function tableRows(o: Record<string, unknown>): Array<Record<string, unknown>> | null {
+  const cols = o.columns
+  const rows = o.rows
+  if (!Array.isArray(cols) || !Array.isArray(rows) || !cols.every((c) => typeof c === 'string') || !rows.every(Array.isArray)) return null
+  return rows.map((r: unknown[]) => Object.fromEntries(cols.map((c: string, i) => [c, r[i]])))
+}
+
+/** A unit an object gives its unitless strings ("ref_range": "4.0-5.6" with "unit": "%"). */
+const numericString = (s: string) => /^[<>≤≥]?\s*-?\d[\d.,]*(?:\s*[-–]\s*-?\d[\d.,]*)?$/.test(s.trim())
+
+interface Walk {
+  out: Fact[]
+  groups: number
+}
+
+function fact(owners: string[], ambiguous: boolean, attribute: string, predicate: string, parent: string, valueText: string, qs: Quantity[], extra: Partial<Fact> = {}): Fact {
+  const prefix = `${owners.join(' ')} | ${attribute}: `
+  const shift = prefix.length
+  return { owners, ambiguous, attribute, predicate, parent, text: prefix + valueText, quantities: qs.map((q) => ({ ...q, index: q.index + shift, end: q.end + shift })), ...extra }
+}
+
+function walkObject(w: Walk, o: Record<string, unknown>, path: string[], owners: string[], ambiguous: boolean, inList: boolean, outer: Scope): Fact[] {
+  const table = tableRows(o)
+  if (table) return walkValue(w, table, [...path, 'rows'], owners, ambiguous, false, outer)
+  // An object names itself; one without a name belongs to the object around it.
+  const own = ownerOf(o, inList)
+  const here = own.length ? own : owners
+  const scope: Scope = {
+    currency: isCurrency(o.currency) ? o.currency : isCurrency(o.currency_code) ? o.currency_code : outer.currency,
+    units: o.units && typeof o.units === 'object' && !Array.isArray(o.units) ? { ...outer.units, ...(o.units as Record<string, string>) } : outer.units,
+  }
+  const objectUnit = typeof o.unit === 'string' && o.unit.length <= 12 ? o.unit : undefined
+  const parentKey = path[path.length - 1] ?? ''
+  const parent = parentKey && !GENERIC_PARENTS.test(parentKey) ? keyWords(parentKey).join(' ') : ''
+  const made: Fact[] = []
+  for (const [k, child] of Object.entries(o)) {
+    if (child && typeof child === 'object') {
+      if (k === 'units') continue
+      made.push(...walkValue(w, child, [...path, k], here, ambiguous, false, scope))
+      continue
+    }
+    if (child === undefined || (k === 'unit' && objectUnit) || (k === 'currency' && scope.currency)) continue
+    const attribute = attributeOf(keyWords([parentKey, k].filter((x) => x && !GENERIC_PARENTS.test(x)).join(' ')))
+    const predicate = attributeOf(keyWords(k))
+    if (child === null) {
+      // A null is evidence of absence: "registered": null, "sun": null.
+      made.push(fact(here, ambiguous, attribute, predicate, parent, 'none', [], { flag: false }))
+      continue
+    }
+    if (typeof child === 'boolean') {
+      made.push(fact(here, ambiguous, attribute, predicate, parent, String(child), [], { flag: child }))
+      continue
+    }
+    if (typeof child === 'number') {
+      const { text, quantities: qs } = numberValue(k, child, parentKey, scope, objectUnit)
+      // A zero denies its key as a false would: "paid_usd": 0 is not paid, "fare_difference_eur": 0 no fare difference.
+      // A count of zero ("critical": 0 is no critical issue) only backs a denial: "failed": 0 says nothing of skipped jobs.
+      const zero = child === 0 && !qs.some((q) => q.dim !== 'count' && q.dim !== 'money')
+      const money = qs.some((q) => q.dim === 'money')
+      made.push(fact(here, ambiguous, attribute, predicate, parent, text, qs, zero ? { flag: false, ...(money ? { free: true } : { absent: true }) } : {}))
+      continue
+    }
+    const s = String(child)
+    // Long strings are prose: their sentences, about the owner.
+    if (s.length > 80) {
+      for (const sen of sentences(s)) made.push({ owners: here, ambiguous, attribute, predicate, parent, text: `${sen} (${here.join(' ')})`, quantities: quantities(sen), prose: true })
+      continue
+    }
+    const status = STATUS_KEYS.test(k) ? STATUS_WORDS[s.toLowerCase()] : undefined
+    const valueText = `${objectUnit && numericString(s) ? `${s} ${objectUnit}` : s.replace(/_/g, ' ')}${status ? ` (${status})` : ''}`
+    made.push(fact(here, ambiguous, attribute, predicate, parent, valueText, quantities(valueText)))
+  }
+  w.out.push(...made)
+  return made
+}
+
+function walkValue(w: Walk, v: unknown, path: string[], owners: string[], ambiguous: boolean, inList: boolean, scope: Scope): Fact[] {
+  if (!Array.isArray(v)) return v && typeof v === 'object' ? walkObject(w, v as Record<string, unknown>, path, owners, ambiguous, inList, scope) : []
+  const objects = v.filter((x): x is Record<string, unknown> => Boolean(x) && typeof x === 'object' && !Array.isArray(x))
+  if (objects.length === v.length && objects.length > 0) {
+    const perItem = objects.map((o) => walkObject(w, o, path, owners, objects.length > 1, true, scope))
+    const list = `l${w.groups++}`
+    for (const facts of perItem) for (const f of facts) f.list ??= list
+    // Facts of the same key across the items are siblings: "first", "cheapest", "both" compare among them.
+    const byKey = new Map<string, Fact[]>()
+    for (const facts of perItem) for (const f of facts) if (!f.prose) byKey.set(f.attribute, [...(byKey.get(f.attribute) ?? []), f])
+    for (const group of byKey.values())
+      if (group.length > 1) {
+        const id = `g${w.groups++}`
+        for (const f of group) f.group = id
+      }
+    w.out.push(...listCounts(objects, path, owners))
+    return perItem.flat()
+  }
+  if (v.every((x) => typeof x !== 'object' || x === null)) {
+    const key = path[path.length - 1] ?? ''
+    const attribute = attributeOf(keyWords(path.filter((p) => !GENERIC_PARENTS.test(p)).join(' ')))
+    const valueText = v.map((x) => (typeof x === 'number' ? numberValue(key, x, '', scope, undefined).text : String(x))).join(', ')
+    const f = fact(owners, ambiguous, attribute, attribute, '', valueText, quantities(valueText))
+    w.out.push(f)
+    return [f]
+  }
+  return v.flatMap((x) => walkValue(w, x, path, owners, ambiguous, false, scope))
+}
+
+/** A list of objects states how many there are, of each distinct value, and by whom. */
+function listCounts(objects: Array<Record<string, unknown>>, path: string[], owners: string[]): Fact[] {
+  const noun = keyWords(path[path.length - 1] ?? 'items').join(' ')
+  const texts: string[] = [`${objects.length} ${noun}`]
+  const keys = new Set(objects.flatMap((o) => Object.keys(o)))
+  for (const k of keys) {
+    const values = objects.map((o) => o[k]).filter((x) => typeof x === 'string' && x.length <= 60) as string[]
+    if (values.length < 2) continue
+    const distinct = new Set(values)
+    texts.push(`${distinct.size} ${keyWords(k).join(' ')}s of the ${noun}`)
+    for (const d of distinct) {
+      const status = STATUS_KEYS.test(k) ? STATUS_WORDS[d.toLowerCase()] : undefined
+      texts.push(`${values.filter((x) => x === d).length} ${noun} by ${d.replace(/_/g, ' ')}${status ? ` (${status})` : ''}`)
+    }
+  }
+  return texts.map((t) => ({ owners, ambiguous: false, attribute: noun, predicate: noun, parent: '', text: `${owners.join(' ')} ${t}`, quantities: quantities(`${owners.join(' ')} ${t}`), prose: true }))
+}
+
+/** The facts of a JSON value (a tool result). */
+export function factsOf(json: unknown): Fact[] {
+  const w: Walk = { out: [], groups: 0 }
+  walkValue(w, json, [], [], false, false, {})
+  return [...new Set(w.out)]
+}

@@ -1,0 +1,164 @@
+/**
+ * Relations in a claim, evaluated on the trace's values rather than assumed true
+ * because both figures appear: "X is cheaper/lighter/higher than Y" (each side's
+ * own figure, or the value the evidence gives for the entity it names, in the
+ * dimension the adjective measures: lighter → mass, cheaper → money, faster →
+ * duration), "before/after" (times and dates), "6.1% is above the range of 4.0 to
+ * 5.6%" (both figures in the claim), and "the cheapest/first/fastest" (the named
+ * entity's fact against its siblings of the same attribute). A figure right before
+ * the comparison ("€20 cheaper", "$25 more than") states a difference, which the
+ * arithmetic checks instead.
+ */
+import { coverage, namesOwner, readClaim, termIn, type Claim } from './match.js'
+import { quantities, type Dim, type Quantity } from './quantity.js'
+import type { Statement } from './statements.js'
+
+export const COMPARATIVE = /\b(higher|greater|more|larger|bigger|longer|cheaper|lower|less|fewer|smaller|shorter|faster|slower|earlier|later|older|newer|heavier|lighter|warmer|colder|cooler|hotter|more expensive|less expensive|pricier|brighter|dimmer|better|worse)\b(.*?)\bthan\b|\b(beats?|outperforms?|exceeds?|tops|trails?)\b/i
+const ORDER = /\b(before|after|earlier than|later than|prior to)\b/i
+/** Both sides' figures in the claim: "your HbA1c of 6.1% is above the reference range of 4.0 to 5.6%". */
+const BETWEEN = /\b(above|below|under|over|within|beyond|exceeds?|inside|outside)\b/i
+const SUPERLATIVE = /\b(?:the\s+)?(first|earliest|latest|newest|oldest|cheapest|most expensive|priciest|largest|biggest|smallest|highest|lowest|fastest|slowest|shortest|longest|heaviest|lightest|warmest|coldest|coolest|hottest|most|fewest|least|best|worst|top)\b/i
+const DOWN = /^(?:cheaper|lower|less|fewer|smaller|shorter|faster|earlier|older|lighter|colder|cooler|dimmer|less expensive|before|earlier than|prior to|first|earliest|oldest|cheapest|smallest|lowest|fastest|shortest|lightest|coldest|coolest|fewest|least|below|under|within|trails?)$/i
+
+/** The dimension an adjective measures (null: any). */
+function dimOf(word: string): Dim[] | null {
+  const w = word.toLowerCase()
+  if (/cheap|expensive|pric/.test(w)) return ['money']
+  if (/light|heav/.test(w)) return ['mass']
+  if (/fast|slow/.test(w)) return ['duration']
+  if (/warm|cold|cool|hot/.test(w)) return ['temperature']
+  if (/early|earli|late|first|new|old|before|after|prior/.test(w)) return ['date', 'time']
+  if (/long|short/.test(w)) return ['duration', 'length']
+  return null
+}
+
+/** A rate compares per one unit of what it is per ("60 per minute" is 1 per second). */
+const norm = (q: Quantity) => (q.per && q.dim !== 'money' ? q.value / q.per.amount : q.value)
+
+/** Numbers a side names things by (years, versions): "2023 was cooler than 2022". */
+const NAME_NUMBER = /\b(1[89]\d\d|20\d\d)\b/
+
+/** The value a side of a comparison refers to: its own figure, or the value the evidence gives for what it names. */
+function sideValue(side: string, pool: Statement[], dims: Dim[] | null, attribute: Claim): Quantity | null {
+  const fits = (q: Quantity) => q.dim !== 'count' || !dims
+  const own = quantities(side).filter((q) => (!dims || dims.includes(q.dim)) && !(q.dim === 'count' && NAME_NUMBER.test(String(q.value))))
+  if (own.length) return own[own.length - 1]!
+  const named = NAME_NUMBER.exec(side)?.[1]
+  const c = readClaim(side)
+  if (!c.terms.size && !named) return null
+  let best: Quantity | null = null
+  let bestScore = 0
+  for (const s of pool) {
+    const qs = s.quantities.filter((q) => fits(q) && (!dims || dims.includes(q.dim)))
+    if (!qs.length) continue
+    // The side names the statement's entity (or the year its key is); the rest of the claim names the attribute.
+    // The user's words are the last resort ("before you land": the time they gave).
+    const names = named ? new RegExp(`\\b${named}\\b`).test(s.key ?? s.text) : coverage(c, s) >= 0.5
+    if (!names) continue
+    const owned = namesOwner(c, s) ? 1 : 0
+    const score = (s.request ? 1 : 3) + owned + coverage(attribute, s)
+    if (score > bestScore) {
+      best = qs[0]!
+      bestScore = score
+    }
+  }
+  return best
+}
+
+export interface Relation {
+  holds: boolean
+  /** The statement the relation was read from (superlatives), else null. */
+  s: Statement | null
+}
+
+/** A comparison in the claim, evaluated on the trace's values: true, false, or null when it cannot be read. */
+export function relation(text: string, pool: Statement[], statements: Statement[]): Relation | null {
+  const cmp = COMPARATIVE.exec(text) ?? ORDER.exec(text)
+  if (cmp) {
+    const word = cmp[1] ?? cmp[3]!
+    const left = text.slice(0, cmp.index)
+    // "€20 cheaper", "$25 more than", "208 kWh more than": a difference, for the arithmetic.
+    if (differenceBefore(left)) return null
+    const right = text.slice(cmp.index + cmp[0].length)
+    // "lasts more than three days", "less than a month": a bound on one value, not two things compared.
+    if (/^\s*(?:about\s+|around\s+|roughly\s+)?(?:\d|a\b|an\b|one\b|two\b|three\b|four\b|five\b|six\b|seven\b|eight\b|nine\b|ten\b|twelve\b|half\b)/i.test(right) && !NAME_NUMBER.test(right.trim().split(/\s+/)[0] ?? '')) return null
+    const dims = dimOf(word)
+    const attribute = readClaim(text)
+    const l = sideValue(left, pool, dims, attribute)
+    const r = l ? sideValue(right, pool, [l.dim], attribute) : null
+    if (!l || !r || l.dim !== r.dim || l === r) return null
+    // "Before"/"after" order points in time, not amounts ("held for three months before deletion").
+    if (!COMPARATIVE.test(cmp[0]) && l.dim !== 'date' && l.dim !== 'time') return null
+    const down = DOWN.test(word.trim())
+    return { holds: down ? norm(l) < norm(r) : norm(l) > norm(r), s: null }
+  }
+  const between = BETWEEN.exec(text)
+  if (between) {
+    const before = text.slice(0, between.index)
+    if (differenceBefore(before)) return null
+    const l = quantities(before).filter((q) => q.dim !== 'count' || !NAME_NUMBER.test(String(q.value)))
+    const v = l[l.length - 1]
+    const after = text.slice(between.index + between[0].length)
+    // The other side's own figures ("the reference range of 4.0 to 5.6%"), else the range or limit the evidence gives
+    // for what the claim names ("within the normal range": the test's ref_range).
+    let edge = v ? quantities(after).filter((q) => q.dim === v.dim || (v.dim === 'count' && q.dim === 'count')) : []
+    if (v && !edge.length) edge = limitOf(readClaim(text), readClaim(after), pool, v)
+    if (v && edge.length) {
+      const word = between[1]!.toLowerCase()
+      const lo = Math.min(...edge.map(norm))
+      const hi = Math.max(...edge.map(norm))
+      const holds = word === 'within' || word === 'inside' ? norm(v) >= lo && norm(v) <= hi : word === 'outside' ? norm(v) < lo || norm(v) > hi : DOWN.test(word) ? norm(v) < lo : norm(v) > hi
+      return { holds, s: null }
+    }
+    return null
+  }
+  return superlative(text, statements)
+}
+
+/** A figure right before the comparison: "$12.40 over your budget", "0.03 °C below the record" (a difference). */
+function differenceBefore(left: string): boolean {
+  const t = left.trimEnd()
+  return /\d\s*(?:%|[a-zA-Z°µ$€£¥]{0,12})$/.test(t) && quantities(left).some((q) => q.end >= t.length - 1)
+}
+
+/** A limit or range the evidence gives for what the claim names, as values of the figure's dimension. */
+function limitOf(claim: Claim, side: Claim, pool: Statement[], v: Quantity): Quantity[] {
+  let best: Statement | null = null
+  let bestScore = 0
+  for (const s of pool) {
+    if (!s.key || s.request) continue
+    const qs = s.quantities.filter((q) => q.dim === v.dim || (v.dim === 'count' && q.dim === 'count'))
+    if (!qs.length) continue
+    const keyTerms = [...readClaim(s.key).terms.keys()]
+    const keyNamed = keyTerms.filter((t) => termIn(t, side.terms) || /^(?:range|limit|ref|target|max|min|threshold|normal)/.test(t)).length
+    if (!keyNamed || !namesOwner(claim, s)) continue
+    if (keyNamed > bestScore) {
+      best = s
+      bestScore = keyNamed
+    }
+  }
+  return best ? best.quantities.filter((q) => q.dim === v.dim || (v.dim === 'count' && q.dim === 'count')) : []
+}
+
+/** "Tom R's fix was the first commit", "the fastest option is the Frecciarossa": the named entity's fact against its siblings. */
+function superlative(text: string, statements: Statement[]): Relation | null {
+  const sup = SUPERLATIVE.exec(text)
+  if (!sup) return null
+  const c = readClaim(text)
+  const dims = dimOf(sup[1]!)
+  let best: { s: Statement; q: Quantity; score: number } | null = null
+  for (const s of statements) {
+    if (!s.siblings || !namesOwner(c, s)) continue
+    const q = s.quantities.find((x) => (dims ? dims.includes(x.dim) : x.dim !== 'date' && x.dim !== 'time'))
+    if (!q) continue
+    // The attribute the claim names ("lowest rate", "most sign-ups"), else the dimension the adjective measures.
+    const keyTerms = [...readClaim(s.key ?? '').terms.keys()]
+    const score = (keyTerms.length ? keyTerms.filter((t) => termIn(t, c.terms)).length / keyTerms.length : 0) + (dims ? 1 : 0)
+    if (!best || score > best.score) best = { s, q, score }
+  }
+  if (!best || (!dims && best.score === 0)) return null
+  const values = best.s.siblings!.flatMap((x) => x.quantities.filter((y) => y.dim === best.q.dim).slice(0, 1)).map(norm)
+  if (values.length < 2) return null
+  const extreme = DOWN.test(sup[1]!) ? Math.min(...values) : Math.max(...values)
+  return { holds: norm(best.q) === extreme, s: best.s }
+}
