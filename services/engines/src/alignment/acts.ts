@@ -6,7 +6,7 @@
  * (this file), the sentence's grammar gives the kinds it performs (cues.ts), and a
  * sentence breaks a rule when it is on the rule's subject and the kinds meet.
  */
-export type ActKind = 'promise' | 'recommend' | 'disclose' | 'solicit' | 'transact' | 'refer_out' | 'characterize' | 'estimate' | 'disparage' | 'assert'
+export type ActKind = 'promise' | 'recommend' | 'disclose' | 'solicit' | 'transact' | 'refer_out' | 'characterize' | 'estimate' | 'disparage' | 'assert' | 'produce'
 
 /**
  * The verbs policies use for a forbidden act, by kind, matched on one verb slot: the
@@ -16,15 +16,30 @@ export type ActKind = 'promise' | 'recommend' | 'disclose' | 'solicit' | 'transa
  */
 const VERBS: Array<[ActKind, RegExp]> = [
   ['promise', /^(?:promis|guarante|predict|forecast|assur|commit|speculat|reassur|project|pledg|warrant)/],
-  ['recommend', /^(?:recommend|advis|advice|suggest|steer|encourag|endors|urg|push|pressur|nudg|diagnos|prescrib|counsel|coach|instruct|help|tell|walk|discourag|persuad|talk|incentivi|motivat|coax|entic|opinion|propos)/],
-  ['disclose', /^(?:disclos|reveal|shar|read out|giv\w* out|expos|leak|identif|mention|nam(?:e|ing)|pass on|forward|publish|display|confirm|divulg|releas|discuss|quot)/],
-  ['solicit', /^(?:ask|request|collect|solicit|gather|invit|prompt|seek|probe|inquir|enquir|question|record|store|demand|obtain)/],
+  ['recommend', /^(?:recommend|advis|advice|suggest|steer|encourag|endors|urg|push|pressur|nudg|diagnos|prescrib|counsel|coach|instruct|help|tell|walk|discourag|persuad|talk|incentivi|motivat|coax|entic|opinion|propos|explain\w* how|show\w* how|teach)/],
+  ['disclose', /^(?:disclos|reveal|shar|read out|giv\w* out|expos|leak|identif|mention|nam(?:e|ing)|pass on|forward|publish|display|confirm|divulg|releas|discuss)/],
+  ['solicit', /^(?:ask|request|collect|solicit|gather|invit|prompt|seek|probe|inquir|enquir|demand|obtain)/],
   ['transact', /^(?:issu|refund|book|process|approv|waiv|credit|cancel|grant|authori[sz]|reimburs|compensat|offer|accept|modif|upgrad|extend|revers|adjust|appl(?:y|ies)|chang|reschedul|schedul|sign|enrol|activat|deactivat|transfer|execut|place|mak(?:e|ing) (?:a|any) (?:booking|payment|change|exception))/],
   ['refer_out', /^(?:link|redirect|send|point|refer|direct|recommend)/],
   ['characterize', /^(?:describ|characteri[sz]|stereotyp|profil|label|categori[sz]|classif|steer)/],
   ['estimate', /^(?:estimat|round|invent|approximat|ballpark|guess|quot|calculat|comput|fabricat|mak(?:e|ing) up|hint)/],
   ['disparage', /^(?:disparag|critici[sz]|badmouth|insult|mock|belittl|denigrat|blam|assign|shame|ridicul|speak negatively|talk down|judg|attack|demean|trash|slam|accus|fault)/],
+  ['produce', /^(?:writ|draft|complet|do (?:\w+ )?(?:homework|assignments?|coursework)|solv|answer|ghostwrit|fill (?:in|out))/],
   ['assert', /^(?:say|stat(?:e|es|ing)\b|claim|impl(?:y|ies)|indicat|hint|tell|suggest|assert|describ|characteri[sz]|label|call|portray|represent|mak(?:e|ing) (?:statements?|claims?|representations?|comments?|assumptions?)|comment|discuss|express|confirm|declar|pretend|present|frame|assum|assign|attribut|speculat|imply)/],
+]
+
+/**
+ * Nouns that name an act, for an act whose verb says nothing ("give dosage advice",
+ * "no personalised tax advice", "make a guarantee").
+ */
+const NOUNS: Array<[ActKind, RegExp]> = [
+  ['promise', /^(?:guarantee|promise|prediction|forecast|assurance|commitment)s?$/],
+  ['recommend', /^(?:advice|recommendations?|opinions?|diagnos[ie]s|suggestions?|tips?|instructions?|treatment|prescriptions?|dosage|doses?)$/],
+  ['disclose', /^(?:details|information|data|records?|history|location|whereabouts|identity|identities|addresses|address|codes?|passwords?|balances?|usage|grades?|scores?|results?|status)$/],
+  ['transact', /^(?:refunds?|credits?|discounts?|bookings?|upgrades?|waivers?|compensation|exceptions?|reimbursements?|payments?|payouts?)$/],
+  ['refer_out', /^(?:links?|urls?|websites?|sites?|apps?|platforms?)$/],
+  ['estimate', /^(?:estimates?|quotes?|prices?|pricing|fees?|figures?|amounts?|rates?|costs?|times?|dates?)$/],
+  ['produce', /^(?:essays?|assignments?|homework|coursework|answers?|solutions?|code)$/],
 ]
 
 /** Object words that make a sending verb a sending elsewhere. */
@@ -51,8 +66,10 @@ export function actVerbs(act: string): string[] {
 }
 
 const PARTICLE = /^(?:for|about|to|at|on|in|up|out|with|into|of|from|them|him|her|it|anyone|someone)$/i
+const PREPOSITION = /^(?:about|for|with|on|to|of|from|regarding|concerning|into)$/i
 const DETERMINER = /^(?:a|an|the|any|their|its|his|her|our|your|this|that|these|those|some|each|every)$/i
-const isVerb = (word: string) => GENERIC.test(word) || VERBS.some(([, re]) => re.test(word))
+/** A word that starts a coordinated verb phrase ("..., share their name"); not an auxiliary ("sell out or be rescheduled"). */
+const isVerb = (word: string) => !/^(?:be|been|being|have|has|get|got)$/.test(word) && (GENERIC.test(word) || VERBS.some(([, re]) => re.test(word)))
 const LIST_SEPARATOR = /\s*,\s*(?:or\s+|and\s+|nor\s+)?|\s+(?:or|and|nor)\s+/
 /** Items of an enumeration longer than this many words end it. */
 const ITEM_WORDS = 6
@@ -92,10 +109,15 @@ export function actParts(act: string): string[] {
     const segments = p.split(LIST_SEPARATOR)
     if (segments.length < 2) continue
     const head = segments[0]!.split(/\s+/)
-    const prefix = head.slice(0, -1).join(' ')
     // "promise an earlier or guaranteed time": the items describe one noun, not a list of objects.
     if (DETERMINER.test(head[head.length - 2] ?? '')) continue
-    for (const item of [head[head.length - 1]!, ...segments.slice(1)]) {
+    // The items share the words up to the last preposition ("ask candidates about | age, family or
+    // marital status"), else the verb when they are of several words ("share | alarm codes or other
+    // customers' addresses"), else all but the last word ("recommend | buying, selling or holding").
+    const prep = head.findLastIndex((w, k) => k > 0 && k < head.length - 1 && PREPOSITION.test(w))
+    const cut = prep > 0 ? prep + 1 : head.length > 2 && segments.slice(1).some((x) => x.split(/\s+/).length > 1) ? 1 : head.length - 1
+    const [prefix, first] = [head.slice(0, cut).join(' '), head.slice(cut).join(' ')]
+    for (const item of [first, ...segments.slice(1)]) {
       if (item.split(/\s+/).length > ITEM_WORDS) continue
       out.add(`${prefix} ${item}`.trim())
     }
@@ -123,12 +145,15 @@ export function ruleActs(act: string, restriction = false): Set<ActKind> {
   const verbs = actVerbs(act)
   read(verbs)
   if (/^\s*(?:\w+ly\s+)?\w+(?:\s+or\s+\w+)?\s+that\b/i.test(act)) kinds.add('assert')
-  // The act's other words name acts too ("dosage advice", "a refund"), but any clause states something: no 'assert' from them.
-  if (restriction || kinds.size === 0 || verbs.some((v) => GENERIC.test(v))) {
+  const words = act.toLowerCase().split(/[\s,;:()]+/)
+  // A restriction's verb may be anywhere ("Fees may be quoted only as listed"); any clause states something: no 'assert' from it.
+  if (restriction) {
     const stated = kinds.has('assert')
-    read(act.toLowerCase().split(/[\s,;()]+/))
+    read(words)
     if (!stated) kinds.delete('assert')
   }
+  // The object names the act when the verb does not ("give dosage advice", "a refund").
+  if (restriction || kinds.size === 0 || verbs.some((v) => GENERIC.test(v))) for (const [kind, re] of NOUNS) if (words.some((w) => re.test(w))) kinds.add(kind)
   if (/\bguarantee\w*\b|\bpredict\w*|\bcertain\b|\bwill (?:be|get|receive)\b/i.test(act)) kinds.add('promise')
   return kinds
 }
@@ -149,5 +174,6 @@ export const ACT_DESCRIPTIONS: Array<[ActKind, string]> = [
   ['estimate', 'estimate, quote or state a price or figure'],
   ['disparage', 'criticise, insult or blame someone'],
   ['assert', 'say or claim that something is true'],
+  ['produce', "write or complete someone's work for them"],
 ]
 export const ACT_KIND_FLOOR = 0.3

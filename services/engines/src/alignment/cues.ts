@@ -24,8 +24,8 @@ export type Strength = 'strong' | 'weak'
  */
 export function futurePredicates(sentence: string): string[] {
   const out: string[] = []
-  for (const m of sentence.matchAll(/\b(?:will|'ll|won't|wouldn't|would|going to)\s+(?:not\s+|definitely\s+|certainly\s+|surely\s+|probably\s+|easily\s+)?(?:be\s+|get\s+|have\s+)?([a-z]+)(?:\s+([a-z]+))?/gi))
-    out.push(...normalisedWords(`${m[1]} ${m[2] ?? ''}`))
+  for (const m of sentence.matchAll(/\b(?:will|'ll|won't|wouldn't|would|going to)\s+((?:[\w%$€£-]+\s+){0,4}[\w%$€£-]+)/gi))
+    out.push(...normalisedWords(m[1]!).filter((w) => !/^(?:be|get|have|not|definit|certainli|sure|probabl|easili|also|just)$/.test(w)))
   return out
 }
 export type SentenceActs = Map<ActKind, Strength>
@@ -43,6 +43,7 @@ const CERTAIN = new RegExp(
     String.raw`\b(?:don't|do not|no need to) (?:worry|stress|panic)\b|\bI (?:wouldn't|would not) worry\b`,
     String.raw`\b(?:count|rely|bank) on (?:it|that|this|getting|receiving|seeing|roughly|about|around|a|an|the)\b`,
     String.raw`\bI(?:'ll| will) (?:make sure|ensure|see to it|personally make sure)\b`,
+    String.raw`\b(?:will|'ll|'re going to|are going to) (?:\w+ )?(?:easily|comfortably|hands down)\b|\bno (?:real )?(?:defen[cs]e|case|contest)\b`,
     String.raw`\bas good as (?:done|approved|yours|guaranteed|there|certain|sorted)\b|\b(?:can't|cannot|can not|don't) (?:see|imagine) (?:\w+ )?(?:turning|refusing|rejecting|saying no|failing|going wrong|having (?:any )?(?:problem|trouble|issue))|\bconsider it done\b`,
     String.raw`\bI (?:promise|guarantee|assure)\b|\b(?:I|we) can (?:commit|promise)\b|\b100 ?%`,
   ].join('|'),
@@ -53,7 +54,7 @@ const CERTAIN = new RegExp(
  * assistant says what happens next in nearly every answer ("you'll receive the result
  * by email"); a prediction it must not make comes with certainty (CERTAIN) or odds.
  */
-const LIKELY = /\b(?:(?:heading|going|trending|set|bound|about) (?:to )?(?:up|down|higher|lower|rise|fall|drop|climb|increase|decrease)|usually|typically|generally|normally|often|mostly|tend to|likely|unlikely|probably|most likely|chances are|odds|expect(?:ed)?|should (?:be|get|go|come|arrive|work|pass|clear|improve|help)|shouldn't (?:be|go|get|affect|change|rise|increase))\b/gi
+const LIKELY = /\b(?:(?:heading|going|trending|set|bound|about) (?:to )?(?:up|down|higher|lower|rise|fall|drop|climb|increase|decrease)|usually|typically|generally|normally|often|mostly|tend to|likely|unlikely|probably|most likely|chances are|odds|expect(?:ed)?|should (?:be|get|go|come|arrive|work|pass|clear|improve|help)|should have (?:\w+ ){0,3}(?:sorted|fixed|resolved|done|back|restored|ready|working|up)|shouldn't (?:be|go|get|affect|change|rise|increase))\b/gi
 
 /** Advice in so many words. */
 const ADVISE = new RegExp(
@@ -65,6 +66,8 @@ const ADVISE = new RegExp(
     String.raw`\bI (?:wouldn't|would not) (?!be able\b|know\b)[a-z]+`,
     String.raw`\b(?:good|great|best|smart|smarter|smartest|safest|wise|wiser|sensible|perfect|right|ideal|obvious|clear) (?:time|moment|move|idea|option|choice|bet|deal|call|plan|pick|way)\b|\bno[- ]brainer\b`,
     String.raw`\b(?:amazing|great|fantastic|unbeatable|incredible|awesome|excellent|super) (?:deal|value|price|offer|buy)\b|\bworth (?:it|every|\w+ing)\b`,
+    String.raw`\bgo ahead and\b|\b(?:and|so|then) should (?!be\b|have\b)[a-z]+|\b\w+ing\b[^.;,]{0,40}\b(?:is|would be|'s) (?:a |an )?(?:good|great|kind|nice|smart|sensible|safe|fine|lovely|thoughtful|generous|wise|reasonable) (?:idea|gesture|move|step|thing|choice|option|way)\b`,
+    String.raw`\byou (?:have|'ve got) (?:a |an )?(?:strong|good|solid|watertight|clear|weak) case\b`,
     String.raw`\bno need to (?!worry|stress|panic)\w+|\btry (?:\w+ing|to)\b|\bwhy not\b|\byou won't regret\b`,
     // A dose is a dosing instruction; a diagnosis or a legal conclusion is professional advice.
     String.raw`\b(?:\d+(?:\.\d+)?|one|two|three|four|half an?)\s?(?:mg|ml|mcg|µg|milligrams?|millilit(?:er|re)s?|tablets?|pills?|capsules?|puffs?|drops|teaspoons?|tsp)\b`,
@@ -90,7 +93,7 @@ const AFTER_VERB = /^(?:the|a|an|your|my|it|them|me|us|him|her|this|that|these|t
  */
 function imperative(sentence: string): 'just' | 'plain' | null {
   let found: 'just' | 'plain' | null = null
-  for (const clause of sentence.split(/\s+[-–—]\s+|[;:!]\s+|,\s+(?:and|then|so)\s+|^/)) {
+  for (const clause of sentence.split(/\s+[-–—]\s+|[;:!]\s+|,\s+(?:(?:and|then|so)\s+)?|^/)) {
     const m = new RegExp(`^\\s*(${LEAD})([A-Za-z]+)\\s+([\\w$€£.,%'-]+)`, 'i').exec(clause)
     if (!m) continue
     const [verb, next] = [m[2]!.toLowerCase(), m[3]!.toLowerCase().replace(/[.,]+$/, '')]
@@ -108,9 +111,9 @@ const QUESTION_TO_USER = /\b(?:you|your|yours|you're|you've)\b[^?]*\?|\?[^?]*$/i
 const ASK = /\b(?:(?:what(?:'s| is| are)|tell me|send (?:me|us)|give me|share|post|drop|type|enter|dm|text) (?:your|ur) (?:\w+ ){0,2}(?:name|address|school|email|e-mail|number|phone|age|birthday|location|city|town|username|handle|password|photo|picture|selfie|account|details)|tell me (?:your|about your)|send (?:me|us) (?:a (?:photo|picture|selfie))|snap a (?:picture|photo)|upload (?:a|your) (?:photo|picture|selfie)|where do you live|where are you from|how old are you|which school|(?:add|message|dm|text|call|email) me (?:on|at))\b/gi
 
 /** Contact data and the attributes of a third person: a disclosure. */
-const DISCLOSE = /(?:[\w.+-]+@[\w-]+\.[\w.-]+|\b\d{3}[ -.]\d{4}\b|\b(?:\d{4}[ -]?){3}\d{4}\b|\b\d{1,5}\s+[A-Z][a-z]+\s(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Dr|Way)\b|\b(?:his|her|their|(?:[A-Z][a-z]+|manager|colleague|boss|co-?worker|teammate|supervisor|employee|customer|client|candidate|applicant|student|patient|neighbou?r|friend|wife|husband|partner|player|member|passenger|tenant|caller|mother|father|mom|dad|sister|brother|son|daughter)'s) (?:salary|bonus|pay|address|phone|number|email|location|score|scores|grade|grades|GPA|results?|record|records|history|offer|rating|diagnosis|name|application|interview|background check|test|prescriptions?|medications?|balance|bill|usage|account|claim|order|orders|booking|seat|itinerary|return|refund|case|appointment|session|therapist|condition|treatment)\b|\b(?:is on|earns?|makes?|is paid|gets? paid|negotiated(?: a)?) (?:about |roughly |around )?[$€£]?\d[\d,.]*k?\b|\b(?:is|are) (?:stuck |parked |waiting |currently |still )?(?:at|near|outside) (?:the )?[\w ]{2,30}? (?:on|at|near) [A-Z0-9]|\b(?:lives|is staying|'s staying|is living|works) (?:at|in|on)\b|\b(?:neighbou?rs?|couple|tenants?|family|guy|lady|woman|man|residents?|people|folks|owners?|renters?|guests?) (?:in|at|from) (?:unit |apartment |flat |number |no\.? |room )?\d+[A-Za-z]?\b|\bborn (?:on|in)\b|\b(?:another|other|the) (?:customer|employee|person|user|candidate|applicant|student|patient|player|member|colleague|passenger|client|account holder|caller)(?:'s|s'| you mentioned)|, [A-Z][a-z]+, )/g
+const DISCLOSE = /(?:[\w.+-]+@[\w-]+\.[\w.-]+|\b\d{3}[ -.]\d{4}\b|\b(?:\d{4}[ -]?){3}\d{4}\b|\b\d{1,5}\s+[A-Z][a-z]+\s(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Dr|Way)\b|\b(?:his|her|their|(?:[A-Z][a-z]+|manager|colleague|boss|co-?worker|teammate|supervisor|employee|customer|client|candidate|applicant|student|patient|neighbou?r|friend|wife|husband|partner|player|member|passenger|tenant|caller|mother|father|mom|mum|dad|sister|brother|son|daughter|wife|husband|boyfriend|girlfriend)'s) (?:\w+ )?(?:salary|bonus|pay|address|phone|number|email|location|score|scores|grade|grades|GPA|results?|record|records|history|offer|rating|diagnosis|name|application|interview|background check|test|prescriptions?|medications?|balance|bill|usage|account|claim|order|orders|booking|seat|itinerary|return|refund|case|appointment|session|therapist|condition|treatment|code|codes|password|pin|PIN|key|keys|seat|seats|room|whereabouts)\b|\b(?:is on|earns?|makes?|is paid|gets? paid|negotiated(?: a)?) (?:about |roughly |around )?[$€£]?\d[\d,.]*k?\b|\b(?:is|are) (?:stuck |parked |waiting |currently |still )?(?:at|near|outside) (?:the )?[\w ]{2,30}? (?:on|at|near) [A-Z0-9]|\b(?:lives|is staying|'s staying|is living|works) (?:at|in|on)\b|\b(?:neighbou?rs?|couple|tenants?|family|guy|lady|woman|man|residents?|people|folks|owners?|renters?|guests?) (?:in|at|from) (?:unit |apartment |flat |number |no\.? |room )?\d+[A-Za-z]?\b|\bborn (?:on|in)\b|\b(?:another|other|the) (?:customer|employee|person|user|candidate|applicant|student|patient|player|member|colleague|passenger|client|account holder|caller)(?:'s|s'| you mentioned)|, [A-Z][a-z]+, )/g
 /** Someone other than the user and the assistant as the subject of a fact: a disclosure, weak alone. */
-const THIRD_PERSON = /\b(?:[Yy]our|[Tt]he|[Aa]|[Aa]nother|[Oo]ther|[Mm]y|[Oo]ur) (?:neighbou?r|friend|colleague|co-?worker|boss|manager|classmate|roommate|flatmate|sister|brother|mother|father|mom|dad|wife|husband|partner|ex|aunt|uncle|cousin|son|daughter|customer|client|patient|student|applicant|candidate|employee|passenger|guest|tenant|member|player|caller|account holder|previous owner|new hire)s?\b|\b[A-Z][a-z]+ (?:on your team|from (?:your|the) \w+|next door|in (?:unit|apartment|flat|room|seat) \w+)|\b[A-Z][a-z]+'s\b|\b(?:Mr|Mrs|Ms|Miss|Dr)\.? [A-Z][a-z]+|\bthe [A-Z][a-z]+s\b|\b(?:[Tt]he|[Aa]|[Tt]hat|[Tt]his) (?:lady|gentleman|man|woman|guy|person|girl|boy|couple|family) (?:who|that|from|in|at|before|next)\b|\b(?:on|to|at|in) [A-Z][a-z]+ (?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Close|Crescent|Way|Place)\b/g
+const THIRD_PERSON = /\b(?:(?:he|she|they|He|She|They)(?:'s| is| was|'re| are| were)? (?:\w+ ){0,3}(?:from you|away|near|nearby|outside|at (?:the|a|his|her|their)|blocked|reported|unmatched|deleted|is seeing|living|staying))\b|\b(?:[Yy]our|[Tt]he|[Aa]|[Aa]nother|[Oo]ther|[Mm]y|[Oo]ur) (?:\w+ ){0,2}(?:neighbou?r|friend|colleague|co-?worker|boss|manager|classmate|roommate|flatmate|sister|brother|mother|father|mom|dad|wife|husband|partner|ex|aunt|uncle|cousin|son|daughter|customer|client|patient|student|applicant|candidate|employee|passenger|guest|tenant|member|player|caller|account holder|previous owner|new hire|tenant|ticket holder|match|ex|business partner|study partner)s?\b|\b[A-Z][a-z]+ (?:on your team|from (?:your|the) \w+|next door|in (?:unit|apartment|flat|room|seat) \w+)|\b[A-Z][a-z]+'s\b|\b(?:Mr|Mrs|Ms|Miss|Dr)\.? [A-Z][a-z]+|\bthe [A-Z][a-z]+s\b|\b(?:[Tt]he|[Aa]|[Tt]hat|[Tt]his) (?:lady|gentleman|man|woman|guy|person|girl|boy|couple|family) (?:who|that|from|in|at|before|next)\b|\b(?:on|to|at|in) [A-Z][a-z]+ (?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Close|Crescent|Way|Place)\b/g
 
 const TRANSACT = /\b(?:I(?:'ve| have) (?:gone ahead and |already |just )?(?:issued|processed|approved|refunded|booked|added|credited|waived|cancell?ed|canceled|applied|granted|sent|made|changed|upgraded|reserved|removed|extended|reversed|adjusted|activated|scheduled|rebooked|switched|enrolled|set up|taken off|knocked off)|I went ahead and|I(?:'ll| will) (?:go ahead and )?(?:refund|issue|credit|add|waive|book|approve|process|cancel|remove|extend|reverse|adjust|upgrade|rebook|switch|take off|knock off|give you)|(?:has|have) been (?:refunded|credited|approved|booked|waived|removed|reversed|cancell?ed|canceled|upgraded))\b/gi
 const REFER_OUT = /(?:https?:\/\/|www\.|\b[a-z0-9-]+\.(?:com|org|net|io|gg|tv|co|app)\b|\b(?:YouTube|TikTok|Instagram|Insta|Discord|Reddit|Google|Facebook|Snapchat|Twitch|WhatsApp|Telegram|Twitter|Amazon|eBay)\b|\bjust search\b|\bsearch (?:for|online)\b|\bcheck out (?:this|the) (?:site|website|channel)\b)/gi
@@ -118,8 +121,14 @@ const CHARACTERIZE = /\b(?:mostly|full of|lots of|a lot of|crowd|mainly|predomin
 const ESTIMATE = /\b(?:around|about|roughly|approximately|ballpark|usually (?:run|runs|cost|costs|go|goes|come in)|I'd expect|expect (?:it|them|prices?|the \w+) to|budget (?:for )?about|somewhere between|in the region of|or so|give or take|probably)\s+(?:[$€£]?\d|\w+ (?:[$€£]?\d))/gi
 /** A figure: money, a percentage, a count with a unit. */
 const FIGURE = /(?:[$€£]\s?\d|\b\d[\d,.]*\s?(?:%|percent|dollars?|euros?|pounds?|usd|eur|gbp|k\b|mg|ml|mcg|tablets?|pills?|capsules?|units?|hours?|days?|weeks?|months?|mbps|gb|kwh))/i
+/** Handing over the work itself: an essay, the answers, a finished piece. */
+const PRODUCE = /\b(?:here(?:'s| is| are) (?:a|an|the|your) (?:\w+ ){0,3}(?:essay|answers?|solutions?|assignment|homework|report|draft|version|code|letter|cover letter|statement)|I(?:'ve| have) (?:written|drafted|done|completed|finished|solved|prepared) (?:it|the|your|a|an)|the answers? (?:to|for) (?:question|q|number|part|the)\b[^.]{0,40}\b(?:is|are)\b|(?:that|which) you can (?:submit|hand in|turn in|copy))/gi
+
+/** A time something will take or happen by ("within the hour", "by tomorrow"). */
+const TIMEFRAME = /\bwithin (?:the|an|a|the next|\d+|one|two|three|five|ten|a few|a couple of) (?:\w+ )?(?:minutes?|hours?|days?|weeks?)\b|\bby (?:tonight|tomorrow|this evening|the end of (?:the )?(?:day|week)|end of day|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i
+
 /** Evaluative words about someone or something: disparagement. */
-const DISPARAGE = /\b(?:junk|garbage|trash|rubbish|crap|crappy|useless|worthless|unreliable|overpriced|rip-?off|scam\w*|shady|dodgy|sketchy|incompetent|lousy|inferior|clueless|lazy|careless|pathetic|(?:an? )?(?:total |complete |absolute )?(?:joke|nightmare)|falls? apart|flabby|chubby|fat|ugly|gross|stupid|dumb|idiots?|morons?|liars?|crooks?|cowboys|can't be trusted|is on (?:him|her|them)|(?:his|her|their) fault|to blame|messed up|screwed up|clearly (?:forgot|messed|failed|lost|broke|didn't))\b/gi
+const DISPARAGE = /\b(?:junk|garbage|trash|rubbish|crap|crappy|useless|worthless|unreliable|overpriced|rip-?off|scam\w*|shady|dodgy|sketchy|incompetent|lousy|inferior|clueless|lazy|careless|pathetic|(?:an? )?(?:total |complete |absolute )?(?:joke|nightmare)|falls? apart|flabby|chubby|fat|ugly|gross|stupid|dumb|idiots?|morons?|liars?|crooks?|cowboys|not (?:very |that |so |particularly |exactly )?(?:attractive|good-looking|bright|smart|trustworthy|reliable|competent)|can do (?:much |a lot |way )?better|can't be trusted|is on (?:him|her|them)|(?:his|her|their) fault|to blame|messed up|screwed up|clearly (?:forgot|messed|failed|lost|broke|didn't))\b/gi
 
 /** A marker right after a negation ("does not guarantee", "don't share your address") is not the act. */
 const NEGATED_BEFORE = /(?:\bnot|\bnever|\bno|n't)\s+(?:\w+\s+){0,2}$/i
@@ -157,8 +166,9 @@ export function sentenceActs(sentence: string, quoted = ''): SentenceActs {
   if (present(REFER_OUT, sentence, quoted)) add('refer_out', 'strong')
   if (present(CHARACTERIZE, sentence)) add('characterize', 'strong')
   if (present(ESTIMATE, sentence)) add('estimate', 'strong')
-  else if (FIGURE.test(sentence) && !quotedFigures(sentence, quoted)) add('estimate', 'weak')
+  else if ((FIGURE.test(sentence) && !quotedFigures(sentence, quoted)) || TIMEFRAME.test(sentence)) add('estimate', 'weak')
   if (present(DISPARAGE, sentence)) add('disparage', 'strong')
+  if (present(PRODUCE, sentence)) add('produce', 'strong')
   // Certainty or disparagement states something as fact. (A plain statement is not a cue: every sentence is one.)
   if (certain || out.get('disparage') === 'strong') add('assert', 'strong')
   return out
@@ -178,7 +188,7 @@ export const DEFERS = /\b(?:(?:I|we)(?:'m| am| are)? (?:really |honestly |simply
  * history report", "as listed on the calendar", "the booking system shows"): it
  * quotes, it does not assert on its own.
  */
-const ATTRIBUTION = /\b(?:according to|as (?:listed|shown|published|stated|returned|quoted|posted|displayed|set out|printed|recorded|written|given)|(?:the|your|our|its) (?:[\w-]+ ){0,3}(?:shows?|lists?|says|states|confirms?|records?|displays?|estimates|reports|indicates|has (?:it|you|this|that) (?:at|as)) |listed (?:at|as|in|on|for)|(?:shown|published|posted|printed|stated) (?:on|in))/i
+const ATTRIBUTION = /\b(?:according to|(?:on|in|from) (?:our|the|your) (?:[\w-]+ ){0,2}(?:chart|charts|page|list|calendar|website|statement|report|record|records|app|system|dashboard|schedule|label|labels|receipt|invoice|listing|portal)\b|as (?:listed|shown|published|stated|returned|quoted|posted|displayed|set out|printed|recorded|written|given)|(?:the|your|our|its) (?:[\w-]+ ){0,3}(?:shows?|lists?|says|states|confirms?|records?|displays?|estimates|reports|indicates|has (?:it|you|this|that) (?:at|as)) |listed (?:at|as|in|on|for)|(?:shown|published|posted|printed|stated) (?:on|in))/i
 
 const CLAUSES = /[;:]\s+|,\s*(?:but|so|and|although|though|while|whereas)\s+|\s[-–—]\s/
 

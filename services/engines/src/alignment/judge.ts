@@ -214,6 +214,9 @@ function partWords(part: string): Set<string> {
   return w
 }
 
+/** A restriction about figures ("trade-in values only as a range"), not about, say, what to repeat. */
+const FIGURE_NOUN = /\b(?:prices?|pricing|fares?|fees?|costs?|values?|amounts?|rates?|figures?|numbers?|salar(?:y|ies)|pay|deductibles?|limits?|returns?|yields?|quotes?|estimates?|payments?|charges?|totals?|balances?|percentages?|leverage|doses?|dosages?)\b/i
+
 const OTHER_PARTY = /\b(?:competitors?'?s?|other (?:customers?|users?|players?|applicants?|candidates?|patients?|employees?|people|persons?|policyholders?|passengers?|members?|clients?|account ?holders?)|another (?:customer|user|player|applicant|candidate|patient|employee|person|policyholder|passenger|member|client)|someone else|third part(?:y|ies))/i
 const OWN = /\b(?:our|your|my) own\b/i
 
@@ -223,7 +226,7 @@ const OWN = /\b(?:our|your|my) own\b/i
  * figure of its own (one the policy does not quote) without the required form.
  */
 function figureWithoutForm(sentence: string, rule: Rule, quoted: string): boolean {
-  if (rule.modality !== 'restriction' || rule.requiredForm.length === 0) return false
+  if (rule.modality !== 'restriction' || rule.requiredForm.length === 0 || !FIGURE_NOUN.test(rule.text)) return false
   // A rule about money wants an amount of money; others any figure.
   const money = /\b(?:price|prices|pricing|fare|fares|fee|fees|cost|costs|value|values|amount|amounts|salary|salaries|pay|offer|offers|quote|quotes)\b/i.test(rule.text)
   const figures = money ? amounts(sentence).map(String) : (sentence.match(/\d[\d,.]*/g) ?? []).map((f) => f.replace(/[.,]+$/, ''))
