@@ -11,6 +11,7 @@ import { docState } from '@svc/shared/store/queries/alignment'
 import { eventually, startTestStack, TEST_KEY, type BusMode } from '../support/stack.js'
 import { hex } from '../support/traces.js'
 import type { TestJson } from '@svc/shared/test-support/json'
+import { MODEL_LABEL } from '@svc/engines/semantic/model-files'
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>
 const WS_PATH = '/v1/observ/orgs/acme/workspaces/agents'
@@ -101,7 +102,8 @@ export function alignmentSuite(mode: BusMode) {
         return d?.status === 'embedded' ? d : undefined
       }, 30_000, 100)
       expect(embedded.chunks).toBeGreaterThan(0)
-      expect(embedded.embedding_model).toBe('local:hash-uni-bigram-256-v1')
+      // The local sentence model embeds policy documents by default (the lexical hash only when it cannot load).
+      expect(embedded.embedding_model).toBe(MODEL_LABEL)
 
       const bad = new FormData()
       bad.append('file', new File([new Uint8Array([0x50, 0x4b, 3, 4])], 'policy.docx', { type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' }))

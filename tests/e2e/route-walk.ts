@@ -86,6 +86,7 @@ export async function walkAllRoutes(apiUrl: string, auth: Record<string, string>
       status: 202,
       check: (b, c) => void (c.doc_id = b.doc_id),
     },
+    { route: 'listAlignmentDocs', status: 200, check: (b, c) => expect(b.documents.map((d: TestJson) => d.doc_id)).toContain(c.doc_id) },
     { route: 'listAlignmentFlags', query: '?include_unclear=true', status: 200, check: (b) => expect(Array.isArray(b.flags)).toBe(true) },
     { route: 'alignmentByUser', status: 200, check: (b) => expect(Array.isArray(b.users)).toBe(true) },
     { route: 'deleteAlignmentDoc', params: { doc_id: '$doc_id' }, status: 204 },
