@@ -6,7 +6,9 @@
 -- ingestion health.
 --
 -- engine_skips_v1: one row per (trace, engine) the engine skipped; the endpoint of
--- a trace without a result says it was skipped and why instead of "not yet".
+-- a trace without a result says it was skipped and why instead of "not yet". The
+-- worker sends each skip with its batch's results (engine.results.v1, mode
+-- 'skipped'), and the results sink lands them, many per insert.
 -- ReplacingMergeTree(skipped_at): a job delivered twice is one row. A result written
 -- for the trace (analysed when it re-opened, or before) is served instead: reads
 -- only look here when engine_results_v1 has nothing. ORDER BY (workspace_id,
@@ -28,11 +30,12 @@ TTL expires_at DELETE
 COMMENT 'Traces an engine skipped (sampling); a result in engine_results_v1 for the same trace and engine supersedes the row.';
 
 -- engine_jobs_hourly_v1: per workspace, engine and hour, the jobs an engine analysed,
--- skipped (sampling) and failed (dead-lettered), written by the workers with each
--- batch, so ingestion health shows the skipped share of the last hour without
--- scanning results. Counts are at least once: a batch handled again after a crash
--- counts again. ORDER BY (workspace_id, engine, hour): read per workspace over recent
--- hours. TTL: 400 days, as the other roll-ups.
+-- skipped (sampling) and failed (dead-lettered), written by each worker every few
+-- seconds (runtime/job-tally.ts), so ingestion health shows the skipped share of the
+-- last hour without scanning results. Figures, not a ledger: a crash loses the last
+-- seconds' counts, and a batch handled again after one counts again. ORDER BY
+-- (workspace_id, engine, hour): read per workspace over recent hours. TTL: 400 days,
+-- as the other roll-ups.
 CREATE TABLE IF NOT EXISTS engine_jobs_hourly_v1
 (
     workspace_id UUID,

@@ -1,7 +1,8 @@
 /**
  * The results sink on the real embedded log and embedded ClickHouse: results that
  * cannot be landed are dead-lettered and the batch goes on; the sources engine's
- * citations and verdicts count each trace once, as its newest analysis saw them.
+ * citations and verdicts count each trace once, as its newest analysis saw them; a
+ * trace the worker skipped lands as a skip, never as a result.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,7 +16,7 @@ import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
 import { loadConfig } from '@svc/shared/config'
 import { stableUuid } from '@svc/shared/control/secrets'
 import { createLogger } from '@svc/shared/log'
-import { latestEngineResults } from '@svc/shared/store/queries/engine-results'
+import { latestEngineResults, latestEngineSkips } from '@svc/shared/store/queries/engine-results'
 import { createStore } from '@svc/shared/store/index'
 import { migrate } from '@svc/shared/store/migrate'
 import { listSources, type SourceCitation, type SourceFeedback } from '@svc/shared/store/queries/sources'
@@ -66,6 +67,14 @@ afterAll(async () => {
 })
 
 describe('results sink', () => {
+  it('lands a skipped trace (mode skipped) in engine_skips_v1 with why and at which rate, and no result for it', async () => {
+    const trace = 'e'.repeat(32)
+    const skipped = result(trace, { engine: 'content_reliability', mode: 'skipped', payload_json: JSON.stringify({ trace_id: trace, skipped: 'backlog', sample_rate: 0.125 }), computed_at_ms: Date.now() })
+    await consumerBatchHandler(bus, resultSinkConsumer(store, log))([{ topic: TOPICS.engineResults, partition: 0, offset: '0', key: null, timestamp: Date.now(), value: engineResultV1.encode(skipped) }])
+    expect((await latestEngineResults(store, WS, trace, ['content_reliability'])).size).toBe(0)
+    expect((await latestEngineSkips(store, WS, trace, ['content_reliability'])).get('content_reliability')).toEqual({ engine: 'content_reliability', reason: 'backlog', sample_rate: 0.125, skipped_at_ms: skipped.computed_at_ms })
+  })
+
   it('dead-letters undecodable and unlandable results, lands the good ones around them, and commits', async () => {
     const key = `${WS}:t`
     await bus.produce(TOPICS.engineResults, [

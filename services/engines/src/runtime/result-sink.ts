@@ -3,7 +3,10 @@
  * the rows some results imply elsewhere: the grade of content_reliability in
  * trace_scores_v1 (what the trace list shows and grade_min filters on), the
  * citations and authority feedback of sources in trace_sources_v1, and alignment's
- * flags in alignment_flags_v1.
+ * flags in alignment_flags_v1. A record of mode `skipped` is no result: the worker
+ * skipped the trace (sampling, runtime/sampling.ts), and it lands in engine_skips_v1,
+ * so the endpoint can say so; batching it here keeps a sampling worker's many skips
+ * to one insert per sink batch.
  *
  * Every table keeps the newest row per key (per trace for the sources), so a
  * replayed batch collapses and a re-analysed trace replaces its older result.
@@ -11,11 +14,20 @@
 import { engineResultV1, type EngineResultRecord } from '@svc/shared/bus/records'
 import { isStorableUuid, type ConsumerSpec, type Delivered, type Rejection } from '@svc/shared/bus/run-consumer'
 import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
+import type { SampleReason } from '@svc/shared/domain/engine-sampling'
 import type { Logger } from '@svc/shared/log'
 import { insertFlags, type FlagRow } from '@svc/shared/store/queries/alignment'
-import { insertEngineResults, insertTraceScores, type TraceScoreRow } from '@svc/shared/store/queries/engine-results'
+import { insertEngineResults, insertTraceScores, recordSkippedTraces, type EngineSkipRow, type TraceScoreRow } from '@svc/shared/store/queries/engine-results'
 import { recordTraceSources, traceSources, type SourceCitation, type SourceFeedback, type TraceSources } from '@svc/shared/store/queries/sources'
 import type { Store } from '@svc/shared/store/types'
+
+/** The mode of an EngineResult that says the engine skipped the trace, and its payload. */
+export const SKIPPED_MODE = 'skipped'
+export interface SkippedPayload {
+  trace_id: string
+  skipped: SampleReason
+  sample_rate: number
+}
 
 /** The extras each engine may attach to its result. */
 export interface ResultExtras {
@@ -54,9 +66,11 @@ export function resultSinkConsumer(store: Store, log: Logger): ConsumerSpec<Engi
 async function landResults(store: Store, batch: Array<Delivered<EngineResultRecord>>): Promise<Rejection[]> {
   const rejected: Rejection[] = []
   const results: Array<{ r: EngineResultRecord; extras: ResultExtras }> = []
+  const skips: EngineSkipRow[] = []
   for (const { value: r, record } of batch) {
     const checked = invalidResult(r)
     if (checked.reason !== undefined) rejected.push({ record, reason: checked.reason, workspaceId: r.workspace_id, orgId: r.org_id })
+    else if (r.mode === SKIPPED_MODE) skips.push(skipRow(r))
     else results.push({ r, extras: checked.extras })
   }
   const scores: TraceScoreRow[] = []
@@ -102,8 +116,22 @@ async function landResults(store: Store, batch: Array<Delivered<EngineResultReco
       })),
     ),
     insertTraceScores(store, scores),
+    recordSkippedTraces(store, skips),
     recordTraceSources(store, sources),
     insertFlags(store, flags),
   ])
   return rejected
+}
+
+function skipRow(r: EngineResultRecord): EngineSkipRow {
+  const p = JSON.parse(r.payload_json) as Partial<SkippedPayload>
+  return {
+    workspace_id: r.workspace_id,
+    trace_id: r.trace_id,
+    engine: r.engine,
+    reason: p.skipped === 'backlog' ? 'backlog' : 'configured',
+    sample_rate: Number(p.sample_rate ?? 0),
+    skipped_at: String(r.computed_at_ms),
+    expires_at: r.expires_at_s,
+  }
 }

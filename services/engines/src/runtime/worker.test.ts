@@ -225,7 +225,8 @@ describe('engine worker', () => {
       })),
     )
     const sampler = new BacklogSampler({ configuredRate: 1, maxLagMs: 10_000 })
-    const handle = consumerBatchHandler(bus, engineConsumer({ ...deps(engine), now: () => t, sampling: { sampler, defaultRetentionHours: 24 } }))
+    const worker = engineConsumer({ ...deps(engine), now: () => t, sampling: { sampler, defaultRetentionHours: 24 } })
+    const handle = consumerBatchHandler(bus, worker)
     const resultsBefore = (await readAll(TOPICS.engineResults)).length
     for (let i = 0; i < burst.length; i += 100)
       await handle(burst.slice(i, i + 100).map((id) => ({ ...job(WS, id, t0, 'decomposition'), timestamp: t0, value: traceCompletedV1.encode({ org_id: ORG, workspace_id: WS, project_id: 'p', trace_id: id, span_count: 1, trace_start_unix_nano: start, trace_end_unix_nano: start, last_span_received_at_ms: t0, completed_at_ms: t0, engine: 'decomposition' }) })))
@@ -233,7 +234,11 @@ describe('engine worker', () => {
     // Analysing all 400 would have ended 100 s behind; the longest any analysed job waited stays near the bound.
     expect(worstWaitMs).toBeLessThan(15_000)
     expect(worstWaitMs).toBeGreaterThanOrEqual(10_000)
-    const results = (await readAll(TOPICS.engineResults)).slice(resultsBefore).map((r) => engineResultV1.decode(r.value))
+    // Results and skips go to the sink together; it lands the skips in engine_skips_v1.
+    const written = (await readAll(TOPICS.engineResults)).slice(resultsBefore)
+    await consumerBatchHandler(bus, resultSinkConsumer(store, log))(written)
+    await worker.tally.flush(store)
+    const results = written.map((r) => engineResultV1.decode(r.value)).filter((r) => r.mode !== 'skipped')
     const analysed = new Set(results.map((r) => r.trace_id))
     expect([...analysed].sort()).toEqual([...calls].sort())
     const rows = await store.query<{ trace_id: string; reason: string; sample_rate: number }>(
@@ -272,8 +277,10 @@ describe('engine worker', () => {
     const e = countingEngine('decision_trace')
     const ids = Array.from({ length: 40 }, (_, i) => (0xc000 + i).toString(16).padStart(32, 'c'))
     await Promise.all(ids.map((id) => storeTrace(WS, id, 1)))
+    const before = (await readAll(TOPICS.engineResults)).length
     const run = () => consumerBatchHandler(bus, engineConsumer({ ...deps(e.definition), sampling: { sampler: new BacklogSampler({ configuredRate: 0.5, maxLagMs: 0 }), defaultRetentionHours: 24 } }))(ids.map((id) => job(WS, id)))
     await run()
+    await consumerBatchHandler(bus, resultSinkConsumer(store, log))((await readAll(TOPICS.engineResults)).slice(before))
     const first = [...e.calls].sort()
     expect(first).toEqual(ids.filter((id) => samplePoint(id) < 0.5).sort())
     expect(first.length).toBeGreaterThan(5)

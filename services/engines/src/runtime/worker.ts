@@ -12,14 +12,15 @@
  *
  * When jobs arrive faster than the engine analyses them, the worker analyses a
  * sample (sampling.ts): the jobs outside it are skipped before anything is loaded,
- * recorded per trace in engine_skips_v1 (the endpoints say "skipped") and counted in
- * engine_jobs_hourly_v1 and on /metrics; the results of the others say which sample
- * they were computed in (`sampled`).
+ * recorded per trace (through the results sink into engine_skips_v1: the endpoints
+ * say "skipped") and counted (job-tally.ts, engine_jobs_hourly_v1, and /metrics); the
+ * results of the others say which sample they were computed in (`sampled`).
  */
 import { engineJobFailedV1, engineResultV1, traceCompletedV1, traceKey, type TraceCompletedRecord } from '@svc/shared/bus/records'
 import { runConsumer, type ConsumerSpec, type DeadLetter, type Delivered, type Rejection } from '@svc/shared/bus/run-consumer'
 import { engineGroup, engineJobsTopic, TOPICS } from '@svc/shared/bus/topics'
 import type { BatchContext, Bus, ConsumedRecord, OutgoingRecord, Subscription } from '@svc/shared/bus/types'
+import type { BackgroundLane } from '@svc/shared/background-lane'
 import type { ControlState } from '@svc/shared/control/state'
 import type { EngineSamplingStatus, SampleDecision } from '@svc/shared/domain/engine-sampling'
 import { engineAllowed } from '@svc/shared/domain/engines'
@@ -27,10 +28,12 @@ import { workspaceRetentionHours } from '@svc/shared/domain/retention'
 import { mapBounded } from '@svc/shared/concurrency'
 import type { Logger } from '@svc/shared/log'
 import { engineBacklogSeconds, engineJobsCounter, engineSampleRate } from '@svc/shared/metrics'
-import { recordSkippedTraces, spansOfTraces, type EngineInputSpan, type EngineSkipRow } from '@svc/shared/store/queries/engine-results'
-import { recordEngineJobCounts, recordEngineRuns, type EngineJobCounts, type EngineRun } from '@svc/shared/store/queries/ingestion-health'
+import { spansOfTraces, type EngineInputSpan } from '@svc/shared/store/queries/engine-results'
+import { recordEngineRuns, type EngineRun } from '@svc/shared/store/queries/ingestion-health'
 import type { Store } from '@svc/shared/store/types'
 import { traceViewFromRows } from '../trace-view.js'
+import { JobTally, type JobOutcome } from './job-tally.js'
+import { SKIPPED_MODE, type SkippedPayload } from './result-sink.js'
 import { inSample, type BacklogSampler } from './sampling.js'
 import type { EngineContext, EngineDefinition, EngineOutcome } from './types.js'
 
@@ -52,11 +55,11 @@ export interface WorkerDeps {
   log: Logger
   now?: () => number
   /**
-   * Beside a hot path (the all-in-one): `busy` says when it is behind, and every
-   * engine's batches take turns in one lane, so analysis uses the time assembly
-   * leaves free rather than racing it for the cores and the store.
+   * Beside a hot path (the all-in-one): every engine's batches take turns in the
+   * process's background lane, waiting while the hot path is busy, so analysis uses
+   * the time assembly leaves free rather than racing it for the cores and the store.
    */
-  background?: { busy(): boolean; lane<T>(fn: () => Promise<T>): Promise<T> }
+  background?: BackgroundLane
   /** Which sample of the traces to analyse (sampling.ts); absent: every trace, however late. */
   sampling?: {
     sampler: BacklogSampler
@@ -64,9 +67,6 @@ export interface WorkerDeps {
     defaultRetentionHours: number
   }
 }
-
-/** The longest a batch waits for a busy hot path (a Kafka consumer must not hold a batch past its session timeout). */
-const MAX_YIELD_MS = 10_000
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -95,13 +95,15 @@ function traceIdOf(record: ConsumedRecord): string {
 type Job = { job: TraceCompletedRecord; record: ConsumedRecord }
 type Skip = Job & { decision: SampleDecision }
 
-/** One engine's worker as a consumer (group engine-<name>), run by runConsumer. */
-export function engineConsumer(deps: WorkerDeps & { maxBatchRecords?: number }): ConsumerSpec<TraceCompletedRecord> {
-  const analyse = batchAnalysis(deps)
+/** One engine's worker as a consumer (group engine-<name>), run by runConsumer; its job counts are in `tally`, for whoever runs it to flush. */
+export function engineConsumer(deps: WorkerDeps & { maxBatchRecords?: number }): ConsumerSpec<TraceCompletedRecord> & { tally: JobTally } {
+  const tally = new JobTally(deps.engine.name)
+  const analyse = batchAnalysis(deps, tally)
   const bg = deps.background
   const now = deps.now ?? Date.now
   const sampler = deps.sampling?.sampler
   return {
+    tally,
     group: engineGroup(deps.engine.name),
     topics: { [engineJobsTopic(deps.engine.name)]: traceCompletedV1 },
     maxBatchRecords: deps.maxBatchRecords ?? 100,
@@ -113,10 +115,7 @@ export function engineConsumer(deps: WorkerDeps & { maxBatchRecords?: number }):
         // Skipping takes no turn in the background lane: a worker held there could never shed its backlog.
         if (kept.length === 0) return await analyse([], skipped)
         if (!bg) return await analyse(kept, skipped)
-        return await bg.lane(async () => {
-          for (const until = Date.now() + MAX_YIELD_MS; bg.busy() && Date.now() < until && !ctx.closing; ) await sleep(100)
-          return analyse(kept, skipped)
-        })
+        return await bg.run(() => analyse(kept, skipped), ctx)
       } finally {
         sampler?.end(now())
       }
@@ -173,18 +172,12 @@ interface BatchOutput {
   results: OutgoingRecord[]
   failed: Rejection[]
   runs: EngineRun[]
-  /** Per workspace: its jobs by outcome. */
-  counts: Map<string, EngineJobCounts>
+  /** Jobs by workspace and outcome, told to the tally once the batch is written. */
+  counts: Array<[workspaceId: string, outcome: JobOutcome, n: number]>
   skipped: Skip[]
 }
 
-function countsOf(out: BatchOutput, workspaceId: string, engine: string, atMs: number): EngineJobCounts {
-  let c = out.counts.get(workspaceId)
-  if (!c) out.counts.set(workspaceId, (c = { workspace_id: workspaceId, engine, at_ms: atMs, analysed: 0, skipped: 0, failed: 0 }))
-  return c
-}
-
-function batchAnalysis(deps: WorkerDeps) {
+function batchAnalysis(deps: WorkerDeps, tally: JobTally) {
   const now = deps.now ?? Date.now
   return async (live: Job[], skipped: Skip[]): Promise<Rejection[]> => {
     const byWorkspace = new Map<string, Job[]>()
@@ -193,21 +186,21 @@ function batchAnalysis(deps: WorkerDeps) {
       list.push(j)
       byWorkspace.set(j.job.workspace_id, list)
     }
-    const out: BatchOutput = { results: [], failed: [], runs: [], counts: new Map(), skipped }
+    const out: BatchOutput = { results: [], failed: [], runs: [], counts: [], skipped }
     for (const [workspaceId, group] of byWorkspace) await analyseWorkspace(deps, workspaceId, group, out)
 
-    const engine = deps.engine.name
-    const skips = skipRows(deps, skipped, now())
-    // Skipping every job a workspace had in the batch is handling them: the engine is sampling, not stalled.
-    for (const ws of new Set(skips.map((r) => r.workspace_id))) {
-      if (!out.runs.some((r) => r.workspace_id === ws)) out.runs.push({ workspace_id: ws, engine, finished_at_ms: now(), ok: true })
-    }
-    for (const r of skips) countsOf(out, r.workspace_id, engine, now()).skipped++
-    if (skips.length) engineJobsCounter.inc({ engine, outcome: 'sampled_out' }, skips.length)
+    // The skipped traces ride with the results to the sink, which lands them in engine_skips_v1: durable before the batch commits.
+    const at = now()
+    out.results.push(...skipped.map((s) => skipRecord(deps, s, at)))
+    for (const { job } of skipped) out.counts.push([job.workspace_id, 'skipped', 1])
+    if (skipped.length) engineJobsCounter.inc({ engine: deps.engine.name, outcome: 'sampled_out' }, skipped.length)
     // Results and skips before the runs that report them, and the failed jobs' dead letters
-    // (written by the runner) after all: a crash in between re-runs the batch, never loses it.
-    await Promise.all([out.results.length ? deps.bus.produce(TOPICS.engineResults, out.results) : null, recordSkippedTraces(deps.store, skips)])
-    await Promise.all([recordEngineRuns(deps.store, out.runs), recordEngineJobCounts(deps.store, [...out.counts.values()])])
+    // (written by the runner) after both: a crash in between re-runs the batch, never loses it.
+    if (out.results.length) await deps.bus.produce(TOPICS.engineResults, out.results)
+    await recordEngineRuns(deps.store, out.runs)
+    for (const [ws, outcome, n] of out.counts) tally.add(ws, at, outcome, n)
+    // A workspace whose jobs were all skipped has no run above: skipping them was handling them.
+    for (const ws of new Set(skipped.map((s) => s.job.workspace_id))) if (!out.runs.some((r) => r.workspace_id === ws)) tally.sampled(ws, at)
     return out.failed
   }
 }
@@ -232,7 +225,7 @@ async function analyseWorkspace(deps: WorkerDeps, workspaceId: string, group: Jo
     engineJobsCounter.inc({ engine: engine.name, outcome: 'failed' }, group.length)
     for (const { record } of group) out.failed.push({ record, reason: error, cause: 'failed', workspaceId, attempts: context.attempts })
     out.runs.push({ workspace_id: workspaceId, engine: engine.name, finished_at_ms: now(), ok: false })
-    countsOf(out, workspaceId, engine.name, now()).failed += group.length
+    out.counts.push([workspaceId, 'failed', group.length])
     return
   }
   const ctx = context.value
@@ -280,44 +273,58 @@ async function analyseWorkspace(deps: WorkerDeps, workspaceId: string, group: Jo
   const at = now()
   if (ok) out.runs.push({ workspace_id: workspaceId, engine: engine.name, finished_at_ms: at, ok: true })
   if (failures) out.runs.push({ workspace_id: workspaceId, engine: engine.name, finished_at_ms: at, ok: false })
-  const c = countsOf(out, workspaceId, engine.name, at)
-  c.analysed += ok
-  c.failed += failures
+  out.counts.push([workspaceId, 'analysed', ok], [workspaceId, 'failed', failures])
 }
 
-/** The rows that say which traces the engine skipped, and why. */
-function skipRows(deps: WorkerDeps, skipped: Skip[], atMs: number): EngineSkipRow[] {
-  const hours = deps.sampling?.defaultRetentionHours ?? 0
-  return skipped.map(({ job, decision }) => ({
-    workspace_id: job.workspace_id,
-    trace_id: job.trace_id,
-    engine: deps.engine.name,
-    reason: decision.reason ?? 'configured',
-    sample_rate: decision.rate,
-    skipped_at: String(atMs),
-    // The trace's own expiry, as its results would have (trace start, else its completion, + the workspace's window).
-    expires_at: (Number(BigInt(job.trace_start_unix_nano) / 1_000_000_000n) || Math.floor(job.completed_at_ms / 1000)) + workspaceRetentionHours(deps.state, job.workspace_id, hours) * 3600,
-  }))
+/**
+ * A skipped trace as the sink takes it: an EngineResult of mode `skipped` whose
+ * payload says why, at which rate, landed in engine_skips_v1 (result-sink.ts).
+ */
+function skipRecord(deps: WorkerDeps, { job, decision }: Skip, atMs: number): OutgoingRecord {
+  const hours = workspaceRetentionHours(deps.state, job.workspace_id, deps.sampling?.defaultRetentionHours ?? 0)
+  const payload: SkippedPayload = { trace_id: job.trace_id, skipped: decision.reason ?? 'configured', sample_rate: decision.rate }
+  return {
+    key: traceKey(job.workspace_id, job.trace_id),
+    value: engineResultV1.encode({
+      org_id: job.org_id,
+      workspace_id: job.workspace_id,
+      trace_id: job.trace_id,
+      engine: deps.engine.name,
+      engine_version: deps.engine.version,
+      mode: SKIPPED_MODE,
+      payload_json: JSON.stringify(payload),
+      extras_json: '{}',
+      llm_input_tokens: 0,
+      llm_output_tokens: 0,
+      computed_at_ms: atMs,
+      // The trace's own expiry, as its results would have (trace start, else its completion, + the workspace's window).
+      expires_at_s: (Number(BigInt(job.trace_start_unix_nano) / 1_000_000_000n) || Math.floor(job.completed_at_ms / 1000)) + hours * 3600,
+    }),
+  }
 }
 
-/** How often a sampling worker reports its state, and how long without a batch counts as idle. */
+/** How often a worker writes its job counts and reports its sampling state, and how long without a batch counts as idle. */
 const REPORT_MS = 5000
 const QUIET_MS = 2000
 
 /**
- * Runs the worker; with sampling, it also reports its sample and lag every few
- * seconds, on /metrics and through `publish` (the engines service: the shared cache,
- * for ingestion health), and lets an idle worker's rate grow back.
+ * Runs the worker. Every few seconds it writes its job counts (job-tally.ts) and,
+ * with sampling, reports its sample and lag, on /metrics and through `publish` (the
+ * engines service: the shared cache, for ingestion health), and lets an idle
+ * worker's rate grow back.
  */
 export async function startEngineWorker(
   deps: WorkerDeps & { maxBatchRecords?: number; publish?(status: EngineSamplingStatus): Promise<void> },
 ): Promise<Subscription> {
-  const sub = await runConsumer(deps.bus, engineConsumer(deps))
+  const spec = engineConsumer(deps)
+  const sub = await runConsumer(deps.bus, spec)
   const sampler = deps.sampling?.sampler
-  if (!sampler) return sub
   const now = deps.now ?? Date.now
   const engine = deps.engine.name
+  const flush = () => spec.tally.flush(deps.store).catch((err: unknown) => deps.log.warn({ err }, 'could not record the engine job counts; kept for the next try'))
   const report = () => {
+    void flush()
+    if (!sampler) return
     const d = sampler.tick(now(), QUIET_MS)
     engineSampleRate.set({ engine }, d.rate)
     engineBacklogSeconds.set({ engine }, sampler.lagMs / 1000)
@@ -331,6 +338,7 @@ export async function startEngineWorker(
     close: async () => {
       clearInterval(timer)
       await sub.close()
+      await flush()
     },
   }
 }
