@@ -75,6 +75,11 @@ describe('genAiFacts', () => {
     expect(genAiFacts({ 'gen_ai.request.model': 'claude-3-5-haiku' }).provider).toBe('anthropic')
     expect(genAiFacts({ 'http.method': 'GET' })).toMatchObject({ spanType: 'other', isLlm: false, provider: '' })
     expect(genAiFacts({ 'http.method': 'GET', 'tool.name': 'search' })).toMatchObject({ spanType: 'tool', isLlm: false })
+    // Agent and tool spans of the GenAI conventions carry gen_ai.* (even a model) but are not calls to a model:
+    // usage must not count them as LLM requests, nor price them as unpriced calls.
+    expect(genAiFacts({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-4o' })).toMatchObject({ spanType: 'agent', isLlm: false })
+    expect(genAiFacts({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup', 'gen_ai.system': 'openai' })).toMatchObject({ spanType: 'tool', isLlm: false })
+    expect(genAiFacts({ 'openinference.span.kind': 'AGENT', 'llm.model_name': 'gpt-4o' })).toMatchObject({ spanType: 'agent', isLlm: false })
     expect(phaseOf('chain')).toBe('agent')
   })
 

@@ -29,7 +29,7 @@ export interface GenAiFacts {
   /** Lower-case provider key (openai, anthropic, aws.bedrock, ...); from the model name when the span names none; '' when unknown. */
   provider: string
   spanType: SpanType
-  /** True for spans that carry LLM content (a model, tokens, or an LLM operation). */
+  /** True for a call to a model (an llm or embedding span), not for the agent and tool spans around it. */
   isLlm: boolean
   /** All input tokens, cache reads and writes included. */
   inputTokens: number
@@ -126,14 +126,9 @@ export function genAiFacts(attrs: Record<string, string>): GenAiFacts {
   const reasoningTokens = Math.min(Math.round(firstNumber(attrs, REASONING_KEYS) ?? 0), outputTokens)
   const tokens = inputTokens > 0 || outputTokens > 0
   const spanType = spanTypeOf(attrs, model, tokens)
-  const isLlm =
-    model !== '' ||
-    tokens ||
-    spanType === 'llm' ||
-    spanType === 'embedding' ||
-    attrs['gen_ai.operation.name'] !== undefined ||
-    attrs['gen_ai.system'] !== undefined ||
-    attrs['gen_ai.provider.name'] !== undefined
+  // A call to a model: what usage counts as an LLM request and what gets priced. Agent and
+  // tool spans carry gen_ai.* attributes too (invoke_agent, execute_tool) but call no model.
+  const isLlm = spanType === 'llm' || spanType === 'embedding'
   return {
     model,
     provider,
