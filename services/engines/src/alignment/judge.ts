@@ -7,7 +7,7 @@
  */
 import { analyze, stem } from '../reliability/text.js'
 import type { ActKind } from './acts.js'
-import { attributed, DEFERS, futurePredicates, sentenceActs, type SentenceActs } from './cues.js'
+import { attributed, DEFERRAL_CLAUSES, DEFERS, futurePredicates, sentenceActs, type SentenceActs } from './cues.js'
 import { amounts, durationsInDays, type Rule, type Severity } from './rules.js'
 import { normalisedWords } from './embed.js'
 
@@ -113,7 +113,8 @@ export function judgeSentence(sentence: string, rule: Rule, quoted: string, sema
   const topic = semantic?.parts[0]?.topic
   // Refused, deferred, or within the rule's bounds: not a breach, whatever the words.
   // The lexical judge reads any "can't" as a refusal; with the model, only the assistant's own ("You can't lose" is a promise).
-  if (topic === undefined ? REFUSAL.test(sentence) : DEFERS.test(sentence)) return null
+  const read = topic === undefined ? undefined : (reading ?? readSentence(sentence, quoted))
+  if (read ? read.deferred : REFUSAL.test(sentence)) return null
   if (rule.approvedSource.length && rule.approvedSource.every((w) => normalisedWords(sentence).includes(w))) return null
   let overLimit = false
   if (rule.limitDays !== null) {
@@ -128,13 +129,12 @@ export function judgeSentence(sentence: string, rule: Rule, quoted: string, sema
     overLimit ||= sums.some((x) => x > rule.limitAmount!)
   }
   const lexical = lexicalMatch(sentence, rule, quoted, overLimit)
-  if (topic === undefined || !semantic) {
+  if (topic === undefined || !semantic || !read) {
     if (!lexical || lexical.confidence < FLAG_FLOOR) return null
     return { rule, confidence: round(lexical.confidence), severity: rule.severity, unclear: lexical.confidence < UNCLEAR_BELOW, matched: lexical.matched, concepts: lexical.concepts, acts: [] }
   }
   // A rule about someone else's (a competitor's prices, another applicant's file) is not about the user's or our own.
   if (OTHER_PARTY.test(rule.act) && OWN.test(sentence)) return null
-  const read = reading ?? readSentence(sentence, quoted)
   const { semanticConfidence, acts } = semanticMatch(sentence, rule, quoted, semantic, read)
   // With the model, shared words are a topic, not an act, and a promise is read by the act cues: those decide.
   // A concept (a price, a dose) counts only on the rule's subject: "$15 credit" is a price, but not one a rule on quoting fees is about.
@@ -148,13 +148,23 @@ export function judgeSentence(sentence: string, rule: Rule, quoted: string, sema
 
 /** What the cues read in a sentence, once for all the rules it is judged against. */
 export interface SentenceReading {
+  /** Every clause refuses, defers or hands over (cues.ts DEFERS): nothing else is read. */
+  deferred: boolean
+  /** The acts of the clauses that do not. */
   performed: SentenceActs
   /** Its figures are given as a source's (cues.ts attributed). */
   sourced: boolean
   future: string[]
 }
 
-const readSentence = (sentence: string, quoted: string): SentenceReading => ({ performed: sentenceActs(sentence, quoted), sourced: attributed(sentence), future: futurePredicates(sentence) })
+function readSentence(sentence: string, quoted: string): SentenceReading {
+  const clauses = sentence.split(DEFERRAL_CLAUSES)
+  const own = clauses.filter((c) => !DEFERS.test(c))
+  const performed = sentenceActs(own.join('; '), quoted)
+  // Beside a refusal or a hand-over only the act itself counts ("..., but I can send them a message" is no disclosure).
+  if (own.length < clauses.length) for (const [k, v] of performed) if (v === 'weak') performed.delete(k)
+  return { deferred: own.length === 0, performed, sourced: attributed(sentence), future: own.length < clauses.length ? [] : futurePredicates(sentence) }
+}
 
 /** Confidence rising from UNCLEAR_BELOW at `floor` to 0.95 at TOPIC_FULL. */
 const rising = (topic: number, floor: number) => UNCLEAR_BELOW + (0.95 - UNCLEAR_BELOW) * Math.min(1, (topic - floor) / (TOPIC_FULL - floor))
@@ -176,6 +186,8 @@ function semanticMatch(sentence: string, rule: Rule, quoted: string, { parts, al
       let strength = performed.get(k)
       // Doing it is more than promising it ("I've issued the refund" against "must not promise refunds"), where the promise is of a transaction.
       if (k === 'promise' && strength !== 'strong' && performed.get('transact') === 'strong' && TRANSACTION_OBJECT.test(part)) strength = 'strong'
+      // An amount stated as what the user will get ("you're looking at at least $3,200") against a promise of amounts.
+      if (k === 'promise' && !strength && !sourced && performed.get('estimate') === 'strong' && FIGURE_NOUN.test(part)) strength = 'strong'
       // Saying the very outcome a rule forbids promising ("the warranty will cover it" against "say that a repair is covered").
       if (k === 'promise' && !strength && future.some((w) => partWords(part).has(w))) strength = 'strong'
       if (!strength) continue
@@ -183,7 +195,8 @@ function semanticMatch(sentence: string, rule: Rule, quoted: string, { parts, al
       if (sourced && (strength === 'weak' || k === 'estimate')) continue
       // A restriction allows the act in its form or from its source: only a strong cue of it, or the figure without the form, breaks it.
       if (rule.modality === 'restriction' && (strength === 'weak' || inForm)) continue
-      const floor = strength === 'strong' ? TOPIC_FLOOR : WEAK_TOPIC
+      // A restriction allows its act in a form or from a source, so only close to its subject is a strong cue a breach.
+      const floor = strength === 'strong' && rule.modality !== 'restriction' ? TOPIC_FLOOR : WEAK_TOPIC
       if (topic < floor) continue
       // A weak cue nearer to what the policy allows than to what it forbids is the allowed act ("tap a recipe of your meal plan").
       if (strength === 'weak' && allowed >= topic) continue

@@ -69,7 +69,8 @@ export interface Rule {
 const EXCEPTION = /\b(?:unless|except(?: when| where| as| for)?|other than|without|before|until|beyond|outside(?: of)?|rather than)\b.*$/i
 
 const HIGH = /\b(must not|mustn't|must never|shall not|shan't|may not|never|do not|don't|does not|doesn't|cannot|can't|can not|is not allowed to|are not allowed to|not permitted to|is prohibited|are prohibited|prohibited from|forbidden)\b/i
-const MEDIUM = /\b(should not|shouldn't|should never|avoid|refrain from)\b/i
+// "Avoid" instructs only as the clause's own verb ("Avoid X", "should avoid X"), not inside a reported instruction ("tells them to leave and avoid switches").
+const MEDIUM = /\b(should not|shouldn't|should never|(?:^|(?:should|must|shall|will|always|please)\s+)avoid|refrain from)\b/i
 const NO_X = /^(?:[-*\d.)\s]*)no\s+[a-z]/i
 const ONLY = /\bonly\b/i
 const OBLIGATION = /\b(must|always|is required to|are required to|shall)\b/i
