@@ -5,6 +5,8 @@ import { startClickhouseHttp } from '@svc/clickhouse-http/service'
 import { startCodingAgent } from '@svc/coding-agent/service'
 import { startEngines } from '@svc/engines/service'
 import { startIngest } from '@svc/ingest/service'
+import { backgroundLane } from '@svc/shared/background-lane'
+import { pipelineNamespace, publishConsumerLag } from '@svc/shared/bus/consumer-lag'
 import { createBus, topicSpecsFor } from '@svc/shared/bus/index'
 import { createCache } from '@svc/shared/cache/index'
 import type { Bus } from '@svc/shared/bus/types'
@@ -48,14 +50,19 @@ export async function startAll(config: Config, log: Logger): Promise<RunningStac
     await migrate(store, log)
     const cache = await createCache(config, log)
     closers.push(() => cache.close())
+    // Every consumer's lag to the cache, where ingest's admission and ingestion health read it.
+    const lag = publishConsumerLag(cache, pipelineNamespace(config), (err) => log.warn({ err }, 'could not publish consumer lag'))
+    closers.push(() => lag.stop())
     const control = await ControlPlane.start(bus, log)
     closers.push(() => control.close())
     const generated = await bootstrapIdentity({ control, cache, config, log })
     const assembler = await startAssembler({ bus, store, control, cache, config, log })
     closers.push(() => assembler.close())
-    const engines = await startEngines({ bus, store, control, cache, config, log, hotPathBusy: assembler.busy })
+    // Engines (with their results sink) and the coding-agent consumer share one lane that waits while assembly is busy.
+    const background = backgroundLane(assembler.busy)
+    const engines = await startEngines({ bus, store, control, cache, config, log, background })
     closers.push(() => engines.close())
-    const codingAgent = await startCodingAgent({ bus, store, log })
+    const codingAgent = await startCodingAgent({ bus, store, log, background })
     closers.push(() => codingAgent.close())
     const ingest = await startIngest({ bus, control, cache, config, log })
     closers.push(() => ingest.close())

@@ -55,6 +55,8 @@ export interface ApiAppDeps {
   driftBaselineDays: number
   /** Ingestion health: jobs this old without a successful run since mark an engine stalled. */
   engineStallMs: number
+  /** pipelineNamespace(config): where ingest publishes its admission figures in the cache (ingestion health's backpressure). */
+  pipelineNamespace?: string
   /** Seals LLM and search API keys (SVC_MASTER_KEY). */
   masterKey: MasterKey
   /** Producer for uploads (alignment documents); without it POST .../alignment/docs answers 503. */
@@ -122,7 +124,7 @@ export function createApiApp(deps: ApiAppDeps): Hono {
   app.route('/', budgetRoutes(deps.control, store))
   app.route('/', retentionRoutes(deps.control, { store, master: deps.masterKey, defaultRetentionHours: deps.defaultRetentionHours }))
   app.route('/', usageRoutes(store, state, { defaultRetentionHours: deps.defaultRetentionHours }))
-  app.route('/', healthRoutes(store, state, deps.cache, { stallAfterMs: deps.engineStallMs }))
+  app.route('/', healthRoutes(store, state, deps.cache, { stallAfterMs: deps.engineStallMs, pipelineNamespace: deps.pipelineNamespace ?? '' }))
   app.route('/', driftRoutes(store, state, { baselineDays: deps.driftBaselineDays }))
   app.route('/', traceRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))
   app.route('/', engineOutputRoutes({ store, state, defaultRetentionHours: deps.defaultRetentionHours }))

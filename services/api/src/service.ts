@@ -1,4 +1,5 @@
 /** Runs the read API on its port over adapters owned by the caller (main.ts or the all-in-one process). */
+import { pipelineNamespace } from '@svc/shared/bus/consumer-lag'
 import type { Bus } from '@svc/shared/bus/types'
 import type { Cache } from '@svc/shared/cache/types'
 import { scryptParamsFrom, type Config } from '@svc/shared/config'
@@ -38,6 +39,7 @@ export async function startApi(deps: ApiDeps): Promise<{ port: number; close(): 
     defaultCostProvider: config.SVC_DEFAULT_COST_PROVIDER,
     driftBaselineDays: config.SVC_DRIFT_BASELINE_DAYS,
     engineStallMs: config.SVC_ENGINE_STALL_MS,
+    pipelineNamespace: pipelineNamespace(config),
     masterKey: await masterKeyFor(config, deps.cache, log),
     bus: deps.bus,
     alignmentMaxDocBytes: config.SVC_ALIGNMENT_MAX_DOC_BYTES,

@@ -7,7 +7,7 @@ import { runConsumer } from '@svc/shared/bus/run-consumer'
 import { TRACE_ENGINES, type TraceEngine } from '@svc/shared/bus/topics'
 import type { Bus, Subscription } from '@svc/shared/bus/types'
 import type { Cache } from '@svc/shared/cache/types'
-import { oneAtATime } from '@svc/shared/concurrency'
+import type { BackgroundLane } from '@svc/shared/background-lane'
 import type { Config } from '@svc/shared/config'
 import { masterKeyFor } from '@svc/shared/control/service-secrets'
 import { settingOf } from '@svc/shared/control/settings'
@@ -46,11 +46,11 @@ export interface EnginesDeps {
   config: Config
   log: Logger
   /**
-   * True while a hot path sharing this process is behind (the all-in-one passes
-   * the assembler's): workers then hold their next batch, so analysis uses the
-   * time assembly leaves free. Standalone engine processes have no such neighbour.
+   * The background lane of a process shared with a hot path (the all-in-one's, waiting
+   * while assembly is busy): every worker's analysis and the results sink take turns in
+   * it, so analysis uses the time assembly leaves free. Standalone engine processes have none.
    */
-  hotPathBusy?: () => boolean
+  background?: BackgroundLane
 }
 
 /** SVC_ENGINES: 'all', 'none', or a comma-separated list of engine names. */
@@ -88,7 +88,7 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
   }
   const reembed = reembedder({ store, embedders, log: log.child({ component: 'alignment-reembed' }) })
   const priors = workspacePriors(store)
-  const background = deps.hotPathBusy ? { busy: deps.hotPathBusy, lane: oneAtATime() } : undefined
+  const background = deps.background
   const contextFor = async (orgId: string, workspaceId: string) => ({
     orgId,
     workspaceId,
@@ -125,7 +125,7 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
       )
     // Policy documents are chunked and embedded wherever the alignment engine runs.
     if (engines.includes('alignment')) subs.push(await startDocumentWorker({ bus, store, embedders, log: log.child({ component: 'alignment-documents' }) }))
-    subs.push(await runConsumer(bus, resultSinkConsumer(store, log.child({ component: 'engine-results-sink' }))))
+    subs.push(await runConsumer(bus, { ...resultSinkConsumer(store, log.child({ component: 'engine-results-sink' })), background }))
     await Promise.all(subs.map((s) => s.ready))
   } catch (err) {
     unsubscribe()

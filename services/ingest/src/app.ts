@@ -12,6 +12,8 @@ import { jsonErrorHandler, jsonNotFound } from '@svc/shared/http/errors'
 import { metricsHandler } from '@svc/shared/http/request-metrics'
 import type { Logger } from '@svc/shared/log'
 import { PIPELINE_LAG, processRegistry, registerConsumerLag } from '@svc/shared/metrics'
+import { pipelineNamespace } from '@svc/shared/bus/consumer-lag'
+import { Admission } from './admission.js'
 import { createIngestMetrics, ingestRegistry, type IngestMetrics } from './metrics.js'
 import { InflightBudget } from './middleware/backpressure.js'
 import type { IngestRouteDeps } from './routes/accept.js'
@@ -38,6 +40,8 @@ export interface IngestApp {
   routeDeps: IngestRouteDeps
   /** Refuses new trace requests (503) and waits up to `timeoutMs` for admitted ones to become durable. */
   drain(timeoutMs: number): Promise<boolean>
+  /** Admission against the pipeline's lag and the log's disk budget (stop it with the service). */
+  admission: Admission
 }
 
 export const DEFAULT_PRODUCE_TIMEOUT_MS = 30_000
@@ -54,6 +58,8 @@ export function createIngestApp(deps: IngestDeps): IngestApp {
   const { registry, observe } = ingestRegistry(metrics, () => budget.inflightBytes)
   // Lag of the groups that consume what ingest writes (the assembler, the dead-letter sink).
   registerConsumerLag(bus, PIPELINE_LAG, registry)
+  const admission = new Admission({ bus, cache: deps.cache, namespace: pipelineNamespace(config), maxLagSeconds: config.SVC_MAX_LAG_SECONDS, metrics, log })
+  admission.register(registry)
   app.use('/v1/*', observe)
   app.get('/metrics', metricsHandler(registry, processRegistry))
   const routeDeps: IngestRouteDeps = {
@@ -65,6 +71,7 @@ export function createIngestApp(deps: IngestDeps): IngestApp {
     maxBodyBytes: config.SVC_INGEST_MAX_BODY_BYTES,
     produceTimeoutMs: deps.produceTimeoutMs ?? DEFAULT_PRODUCE_TIMEOUT_MS,
     protobuf: config.SVC_INGEST_PROTOBUF,
+    admission,
     onKeyUsed,
   }
   app.route('/', otlpRoutes(routeDeps))
@@ -72,5 +79,5 @@ export function createIngestApp(deps: IngestDeps): IngestApp {
   app.route('/', workspaceRoutes(control.state, onKeyUsed))
   app.onError(jsonErrorHandler(log))
   app.notFound(jsonNotFound)
-  return { app, metrics, budget, routeDeps, drain: (timeoutMs) => budget.drain(timeoutMs) }
+  return { app, metrics, budget, routeDeps, admission, drain: (timeoutMs) => budget.drain(timeoutMs) }
 }

@@ -21,6 +21,10 @@ export interface IngestMetrics {
   throttled_requests: number
   /** Requests answered 503 because the bus did not acknowledge the produce. */
   produce_failures: number
+  /** Requests answered 503 because their records' consumer was more than SVC_MAX_LAG_SECONDS behind. */
+  refused_for_lag: number
+  /** Requests answered 503 because the embedded log was at its disk budget (SVC_EMBEDDED_MAX_BYTES). */
+  refused_for_disk: number
   /** Prompt/completion text attributes removed because the workspace keeps capture_text off. */
   text_attributes_dropped: number
   /** Decompressed bytes accepted but not yet durable on the bus (a gauge). */
@@ -36,6 +40,8 @@ export function createIngestMetrics(): IngestMetrics {
     malformed_requests: 0,
     throttled_requests: 0,
     produce_failures: 0,
+    refused_for_lag: 0,
+    refused_for_disk: 0,
     text_attributes_dropped: 0,
     inflight_bytes: 0,
   }

@@ -42,6 +42,9 @@ export const ConfigSchema = z
     SVC_EMBEDDED_PARTITIONS: positiveInt.default(2),
     /** Embedded log: segments older than this (and not the active one) are deleted. */
     SVC_EMBEDDED_RETENTION_HOURS: positiveInt.default(24),
+    // Embedded log: disk budget of all its segments. Past 80% of it consumed segments go early; at the budget,
+    // with what is left unconsumed, ingest answers 503 + Retry-After until the consumers catch up.
+    SVC_EMBEDDED_MAX_BYTES: positiveInt.default(10 * 2 ** 30),
 
     CLICKHOUSE_URL: optionalString,
     CLICKHOUSE_USER: z.string().default('default'),
@@ -72,6 +75,10 @@ export const ConfigSchema = z
     SVC_INGEST_MAX_BODY_BYTES: positiveInt.default(16 * 1024 * 1024),
     /** Bytes of accepted-but-not-yet-durable spans before ingest answers 503. */
     SVC_INGEST_MAX_INFLIGHT_BYTES: positiveInt.default(128 * 1024 * 1024),
+    // Freshness bound: while the oldest record its consumer has not committed is older than this (spans: the
+    // assembler; coding-agent records: their consumer), ingest answers 503 + Retry-After instead of accepting more
+    // than the pipeline can land. 0: no bound.
+    SVC_MAX_LAG_SECONDS: z.coerce.number().nonnegative().default(30),
     // OTLP protobuf over HTTP (application/x-protobuf) on every OTLP path; off, protobuf is answered 415 (the API document's default).
     SVC_INGEST_PROTOBUF: bool.default('false'),
     // OTLP/gRPC ingest on this port (conventionally 4317); unset, no gRPC listener.

@@ -4,6 +4,7 @@
  * port of its own, and a clean shutdown on SIGTERM/SIGINT (service first, then the
  * control fold, then the adapters). A configuration error exits 2 with its message.
  */
+import { pipelineNamespace, publishConsumerLag } from './bus/consumer-lag.js'
 import { createBus, topicSpecsFor } from './bus/index.js'
 import type { Bus } from './bus/types.js'
 import { createCache } from './cache/index.js'
@@ -46,6 +47,8 @@ export async function runStandalone(
       return store
     }
     const cache = await createCache(config, log)
+    // The lag of the consumers this process runs, for ingest's admission and ingestion health.
+    const lag = publishConsumerLag(cache, pipelineNamespace(config), (err) => log.warn({ err }, 'could not publish consumer lag'))
     const control = await ControlPlane.start(bus, log)
     const service = await start({ config, log, bus, cache, control, openStore })
     let metrics: { close(): Promise<void> } | null = null
@@ -56,6 +59,7 @@ export async function runStandalone(
 
     const shutdown = async () => {
       await service.close()
+      await lag.stop()
       await metrics?.close()
       await control.close()
       await Promise.all([bus.close(), cache.close(), (store as Store | null)?.close()])

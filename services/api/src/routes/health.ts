@@ -14,6 +14,12 @@
  * analyses and why (as its workers last published it in the shared cache; null when
  * none runs), how long its oldest waiting job had waited, and the jobs it analysed and
  * skipped since the start of the previous hour (engine_jobs_hourly_v1).
+ * backpressure: whether ingest is refusing new records (503) and why, as the ingest
+ * processes last published it (shared/src/domain/ingest-admission.ts): the age of
+ * the oldest span the assembler has not stored against SVC_MAX_LAG_SECONDS, the
+ * embedded log's bytes against its budget, and this workspace's refused requests
+ * since the start of the previous hour. Refusing, or having refused in that time,
+ * makes the status degraded: exporters were told to retry, and may have given up.
  */
 import { Hono } from 'hono'
 import { z } from 'zod'
@@ -22,6 +28,7 @@ import type { Cache } from '@svc/shared/cache/types'
 import type { ControlState } from '@svc/shared/control/state'
 import { readSamplingStatus, SAMPLE_REASONS } from '@svc/shared/domain/engine-sampling'
 import { enabledTraceEngines, engineAllowed } from '@svc/shared/domain/engines'
+import { readAdmissionStatus, refusalsSincePreviousHour, REFUSAL_REASONS } from '@svc/shared/domain/ingest-admission'
 import { readSemanticStatus } from '@svc/shared/domain/semantic-model'
 import { ingestionFigures } from '@svc/shared/store/queries/ingestion-health'
 import type { Store } from '@svc/shared/store/types'
@@ -34,7 +41,8 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 describeRoute({
   route: ROUTES.ingestionHealth,
   summary: 'Ingestion health',
-  description: 'Is data arriving, is it valid, are the enabled engines keeping up. status: idle with no spans in the last hour, degraded with dead letters or a stalled engine, else ok.',
+  description:
+    'Is data arriving, is it valid, are the enabled engines keeping up, is ingest refusing records. status: idle with no spans in the last hour, degraded with dead letters, a stalled engine, or ingest refusing (or having refused) this workspace\'s requests for backpressure, else ok.',
   tags: ['Health'],
   responses: {
     200: {
@@ -60,19 +68,35 @@ describeRoute({
         semantic_model: z
           .object({ status: z.enum(['loaded', 'unavailable', 'not_loaded']), model: z.string().nullable(), reason: z.string().nullable(), checked_at: IsoTime.nullable() })
           .describe('the local sentence model of the engines; unavailable: they run in lexical mode (analysis_mode deterministic-lexical)'),
+        backpressure: z
+          .object({
+            refusing: z.enum(REFUSAL_REASONS).nullable().describe('lag: the pipeline is over SVC_MAX_LAG_SECONDS behind; disk: the embedded log is at its budget; null: ingest admits (or no ingest process has reported)'),
+            lag_seconds: z.number().nullable().describe('age of the oldest span the assembler has not stored (0: caught up; null: none reporting)'),
+            max_lag_seconds: z.number().nullable().describe('SVC_MAX_LAG_SECONDS (0: no bound)'),
+            log_bytes: z.number().int().nullable().describe('the embedded log on disk (null on Kafka)'),
+            log_max_bytes: z.number().int().nullable().describe('SVC_EMBEDDED_MAX_BYTES'),
+            refused_last_hour: z.number().int().describe('requests of this workspace answered 503 for lag or disk since the start of the previous hour'),
+          })
+          .describe('whether ingest is refusing new records to keep freshness and disk bounded'),
       }),
     },
   },
 })
 
-export function healthRoutes(store: Store, state: ControlState, cache: Cache, opts: { stallAfterMs: number }): Hono {
+export function healthRoutes(store: Store, state: ControlState, cache: Cache, opts: { stallAfterMs: number; pipelineNamespace: string }): Hono {
   const app = new Hono()
   mount(app, ROUTES.ingestionHealth, state, async (c) => {
     const ws = targetWorkspace(c)
     const now = Date.now()
     const on = new Set<string>(enabledTraceEngines(state, ws.id))
     const enabled = TRACE_ENGINES.filter((name) => on.has(name))
-    const [f, semantic, sampling] = await Promise.all([ingestionFigures(store, ws.id, now, now - opts.stallAfterMs), readSemanticStatus(cache), readSamplingStatus(cache, enabled)])
+    const [f, semantic, sampling, admission, refused] = await Promise.all([
+      ingestionFigures(store, ws.id, now, now - opts.stallAfterMs),
+      readSemanticStatus(cache),
+      readSamplingStatus(cache, enabled),
+      readAdmissionStatus(cache, opts.pipelineNamespace),
+      refusalsSincePreviousHour(cache, opts.pipelineNamespace, ws.id, now),
+    ])
     const engines: Record<string, Record<string, unknown> & { status: 'ok' | 'stalled' }> = {}
     for (const name of enabled) {
       const run = f.engines.get(name)
@@ -99,8 +123,10 @@ export function healthRoutes(store: Store, state: ControlState, cache: Cache, op
       engines.fleet_monitor = { status: failing ? 'stalled' : 'ok', last_run_at: iso(run?.lastRunAtMs ?? null) }
     }
     const anyStalled = Object.values(engines).some((e) => e.status === 'stalled')
+    const refusing = admission?.refusing ?? null
+    const pushedBack = refusing !== null || refused > 0
     return c.json({
-      status: f.spansLastHour === 0 ? 'idle' : f.deadLettersLastHour > 0 || anyStalled ? 'degraded' : 'ok',
+      status: f.spansLastHour === 0 ? 'idle' : f.deadLettersLastHour > 0 || anyStalled || pushedBack ? 'degraded' : 'ok',
       last_span_at: iso(f.lastSpanAtMs),
       spans_last_hour: f.spansLastHour,
       dead_letter_count_last_hour: f.deadLettersLastHour,
@@ -108,6 +134,14 @@ export function healthRoutes(store: Store, state: ControlState, cache: Cache, op
       semantic_model: semantic
         ? { status: semantic.status, model: semantic.model, reason: semantic.reason || null, checked_at: iso(semantic.checked_at_ms || null) }
         : { status: 'not_loaded', model: null, reason: null, checked_at: null },
+      backpressure: {
+        refusing,
+        lag_seconds: admission?.lag_ms == null ? null : Math.round(admission.lag_ms / 100) / 10,
+        max_lag_seconds: admission ? admission.max_lag_ms / 1000 : null,
+        log_bytes: admission?.log_bytes ?? null,
+        log_max_bytes: admission?.log_max_bytes ?? null,
+        refused_last_hour: refused,
+      },
     })
   })
   return app

@@ -1,8 +1,9 @@
 /**
  * The life of an ingest request, shared by every ingest route (traces, and the
  * coding-agent metrics, logs and activity) and every transport (HTTP with JSON or
- * protobuf bodies, gRPC in grpc.ts): admission against the in-flight budget ->
- * body -> the route's decoder -> produce. The 202 is sent only after
+ * protobuf bodies, gRPC in grpc.ts): admission (admission.ts: the pipeline's lag
+ * and the embedded log's disk budget) and the in-flight budget -> body -> the
+ * route's decoder -> produce. The 202 is sent only after
  * the records (and the dead letters of rejected items) are durable on the bus, so
  * an acknowledged record is never lost; when the bus does not acknowledge, the
  * answer is 503 and the exporter retries the same batch (duplicates are possible,
@@ -17,6 +18,7 @@ import { HttpError } from '@svc/shared/http/errors'
 import { boundedJson, MAX_JSON_DEPTH } from '@svc/shared/json-limits'
 import type { Logger } from '@svc/shared/log'
 import { readIngestBody, type BodyFormat } from '../body.js'
+import type { Admission } from '../admission.js'
 import type { IngestMetrics } from '../metrics.js'
 import { apiKeyPrincipal, type ApiKeyPrincipal } from '../middleware/api-key.js'
 import { unavailable, type InflightBudget } from '../middleware/backpressure.js'
@@ -34,6 +36,8 @@ export interface IngestRouteDeps {
   produceTimeoutMs: number
   /** OTLP protobuf bodies accepted too (SVC_INGEST_PROTOBUF); off, they get 415. */
   protobuf?: boolean
+  /** Refuses every request while the pipeline is too far behind or the embedded log is full (admission.ts); none: admit all. */
+  admission?: Pick<Admission, 'check'>
   onKeyUsed?: (keyId: string) => void
 }
 
@@ -93,6 +97,7 @@ export async function ingestRequest(deps: IngestRouteDeps, route: IngestRoute, c
   const { bus, budget, metrics, log } = deps
   metrics.requests++
   const principal = call.principal
+  deps.admission?.check(route.signal, principal.workspace_id)
   // Charge the announced wire size before reading so a flood of uploads is refused up
   // front; then the bytes held as they arrive (a chunked body announces nothing, and
   // gzip output outgrows its wire size), and the decompressed size once read.

@@ -22,7 +22,7 @@ export async function createBus(config: Config, log: Logger): Promise<Bus> {
   }
   const dir = join(config.SVC_DATA_DIR, 'log')
   log.info({ dir }, 'bus: embedded log')
-  return createEmbeddedBus({ dir, retentionHours: config.SVC_EMBEDDED_RETENTION_HOURS, log })
+  return createEmbeddedBus({ dir, retentionHours: config.SVC_EMBEDDED_RETENTION_HOURS, maxBytes: config.SVC_EMBEDDED_MAX_BYTES, log })
 }
 
 /** Every topic the services use, sized for this deployment. */

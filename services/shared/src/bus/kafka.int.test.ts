@@ -102,6 +102,33 @@ describe('kafka bus', () => {
     expect(await bus.produce(t, [])).toEqual([])
   })
 
+  it('tells each batch what is left behind it, and asks the limit per partition before each batch', async () => {
+    const t = await topic(1)
+    await bus.produce(t, Array.from({ length: 30 }, (_, i) => rec('k', String(i))))
+    const batches: Array<{ n: number; last: number; backlog: number | undefined }> = []
+    const asked: Array<[string, number]> = []
+    const sub = await bus.subscribe({
+      group: unique('g'),
+      topics: [t],
+      fromBeginning: true,
+      maxBatchRecords: (topicName, partition) => {
+        asked.push([topicName, partition])
+        return 7
+      },
+      onBatch: async (records, ctx) => void batches.push({ n: records.length, last: Number(records[records.length - 1]!.offset), backlog: ctx.backlog }),
+    })
+    subs.push(sub)
+    await eventually(() => (batches.reduce((a, b) => a + b.n, 0) >= 30 ? true : undefined))
+    for (const b of batches) {
+      expect(b.n).toBeLessThanOrEqual(7)
+      // Whatever the fetches looked like, what is left after a batch is the rest of the 30.
+      expect(b.backlog).toBe(29 - b.last)
+    }
+    expect(batches[batches.length - 1]!.backlog).toBe(0)
+    expect(asked.length).toBeGreaterThanOrEqual(batches.length)
+    expect(asked.every(([name, p]) => name === t && p === 0)).toBe(true)
+  })
+
   it('a group receives every record, in order per key, with the produced offsets', async () => {
     const t = await topic(3)
     const { got } = await collect({ group: unique('g'), topics: [t], maxBatchRecords: 7 })

@@ -67,11 +67,11 @@ function toConsumed(topic: string, partition: number, m: KafkaMessage): Consumed
   }
 }
 
-function chunk<T>(items: T[], size: number | undefined): T[][] {
-  if (!size || size <= 0 || items.length <= size) return [items]
-  const out: T[][] = []
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
-  return out
+/** The records of the next onBatch call: all that are left, or at most the subscription's limit for the partition. */
+function nextPart<T>(items: T[], from: number, limit: SubscribeOptions['maxBatchRecords'], topic: string, partition: number): T[] {
+  const size = typeof limit === 'function' ? limit(topic, partition) : limit
+  if (!size || size <= 0) return from === 0 ? items : items.slice(from)
+  return from === 0 && items.length <= size ? items : items.slice(from, from + size)
 }
 
 export async function createKafkaBus(opts: KafkaBusOptions): Promise<Bus> {
@@ -316,13 +316,16 @@ class KafkaSubscription implements Subscription {
     const { topic, partition } = batch
     const stopped = () => this.closing || !isRunning() || isStale()
     const records = batch.messages.map((m) => toConsumed(topic, partition, m))
-    for (const part of chunk(records, this.opts.maxBatchRecords)) {
-      if (part.length === 0) continue
+    for (let from = 0; from < records.length; ) {
+      const part = nextPart(records, from, this.opts.maxBatchRecords, topic, partition)
+      from += part.length
+      // What the partition holds after this part: the rest of the fetch and whatever the broker had beyond it.
+      const backlog = Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(part[part.length - 1]!.offset) - 1n))
       let delay = RETRY_INITIAL_MS
       for (;;) {
         // Unresolved records are fetched again by whoever owns the partition next.
         if (stopped()) return
-        const ok = await this.runHandler(part, heartbeat)
+        const ok = await this.runHandler(part, heartbeat, backlog)
         if (ok) break
         if (stopped()) return
         await Promise.race([sleep(delay), this.closeSignal])
@@ -350,10 +353,16 @@ class KafkaSubscription implements Subscription {
   }
 
   /** Runs onBatch, heartbeating meanwhile so a slow handler doesn't cost us the group membership. */
-  private async runHandler(records: ConsumedRecord[], heartbeat: () => Promise<void>): Promise<boolean> {
+  private async runHandler(records: ConsumedRecord[], heartbeat: () => Promise<void>, backlog: number): Promise<boolean> {
     const timer = setInterval(() => void heartbeat().catch(() => {}), 1000)
+    const { ctx } = this
     try {
-      await this.opts.onBatch(records, this.ctx)
+      await this.opts.onBatch(records, {
+        get closing() {
+          return ctx.closing
+        },
+        backlog,
+      })
       return true
     } catch (err) {
       const first = records[0]!

@@ -18,10 +18,12 @@ export function namespacedBus(bus: Bus, prefix: string): Bus {
         ...opts,
         group: t(opts.group),
         topics: opts.topics.map(t),
+        maxBatchRecords: typeof opts.maxBatchRecords === 'function' ? ((limit) => (topic: string, partition: number) => limit(strip(topic), partition))(opts.maxBatchRecords) : opts.maxBatchRecords,
         onBatch: (records, ctx) => opts.onBatch(records.map((r) => ({ ...r, topic: strip(r.topic) })), ctx),
       }),
     endOffsets: (topic) => bus.endOffsets(t(topic)),
     committedOffsets: (group, topic) => bus.committedOffsets(t(group), t(topic)),
+    ...(bus.diskUsage ? { diskUsage: bus.diskUsage.bind(bus) } : {}),
     close: () => bus.close(),
   }
 }

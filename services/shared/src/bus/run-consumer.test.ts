@@ -7,8 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { backgroundLane } from '../background-lane.js'
 import { createLogger } from '../log.js'
 import { processRegistry } from '../metrics.js'
+import { localLagMs } from './consumer-lag.js'
 import { createEmbeddedBus } from './embedded/index.js'
 import { alignmentDocumentV1, deadLetterV1, type AlignmentDocumentRecord, type DeadLetterRecord } from './records.js'
 import { consumerBatchHandler, runConsumer, type DeadLetter, type Delivered } from './run-consumer.js'
@@ -128,5 +130,80 @@ describe('runConsumer', () => {
       ['10', 'undecodable', 0, WS],
       ['11', 'failed', 3, WS],
     ])
+  })
+
+  it('sizes each batch by the backlog: small while caught up, doubling while behind, back once drained', async () => {
+    const topic = 'runner.sizes.v1'
+    await bus.ensureTopics([{ name: topic, partitions: 1 }])
+    await bus.produce(topic, Array.from({ length: 3000 }, (_, i) => ({ key: `${WS}:s`, value: alignmentDocumentV1.encode(doc(`s${i}`)) })))
+    const sizes: number[] = []
+    const sub = await runConsumer(bus, {
+      group: 'runner-sizes',
+      topics: { [topic]: alignmentDocumentV1 },
+      maxBatchRecords: 800,
+      minBatchRecords: 100,
+      log,
+      handle: async (batch) => void sizes.push(batch.length),
+    })
+    await until(async () => (await bus.committedOffsets('runner-sizes', topic)).get(0) === '3000')
+    expect(sizes.slice(0, 5)).toEqual([100, 200, 400, 800, 800])
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(3000)
+    // Caught up, a trickle comes in small batches again.
+    for (let i = 0; i < 3; i++) {
+      await bus.produce(topic, [{ key: `${WS}:s`, value: alignmentDocumentV1.encode(doc(`t${i}`)) }])
+      await until(async () => (await bus.committedOffsets('runner-sizes', topic)).get(0) === String(3001 + i))
+    }
+    expect(sizes.slice(-3)).toEqual([1, 1, 1])
+    await sub.close()
+  })
+
+  it('knows its lag in time: the age of the oldest record in hand while the handler runs, none once caught up', async () => {
+    const topic = 'runner.lag.v1'
+    await bus.ensureTopics([{ name: topic, partitions: 1 }])
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    let inHandler!: () => void
+    const entered = new Promise<void>((r) => (inHandler = r))
+    const sub = await runConsumer(bus, {
+      group: 'runner-lag',
+      topics: { [topic]: alignmentDocumentV1 },
+      log,
+      async handle() {
+        inHandler()
+        await held
+      },
+    })
+    const [meta] = await bus.produce(topic, [{ key: `${WS}:l`, value: alignmentDocumentV1.encode(doc('l')) }])
+    await entered
+    const appendedAt = Date.now()
+    await new Promise((r) => setTimeout(r, 20))
+    // At least as old as the time since the record was appended (stamped before the produce resolved).
+    expect(localLagMs('runner-lag', topic)).toBeGreaterThanOrEqual(Date.now() - appendedAt)
+    release()
+    await until(async () => (await bus.committedOffsets('runner-lag', topic)).get(0) === String(Number(meta!.offset) + 1))
+    expect(localLagMs('runner-lag', topic)).toBe(0)
+    await sub.close()
+    expect(localLagMs('runner-lag', topic)).toBeNull()
+  })
+
+  it('holds a background consumer\'s batches in its lane while the hot path is busy', async () => {
+    const topic = 'runner.lane.v1'
+    await bus.ensureTopics([{ name: topic, partitions: 1 }])
+    let busy = true
+    const handled: string[] = []
+    const sub = await runConsumer(bus, {
+      group: 'runner-lane',
+      topics: { [topic]: alignmentDocumentV1 },
+      background: backgroundLane(() => busy, { maxWaitMs: 60_000, pollMs: 5 }),
+      log,
+      handle: async (batch) => void handled.push(...batch.map((d) => d.value.doc_id)),
+    })
+    await bus.produce(topic, [{ key: `${WS}:b`, value: alignmentDocumentV1.encode(doc('bg')) }])
+    await new Promise((r) => setTimeout(r, 100))
+    expect(handled).toEqual([])
+    busy = false
+    await until(async () => (await bus.committedOffsets('runner-lane', topic)).get(0) === '1')
+    expect(handled).toEqual(['bg'])
+    await sub.close()
   })
 })

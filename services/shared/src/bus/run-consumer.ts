@@ -11,15 +11,24 @@
  *   record say how to encode it) before the bus commits the batch's offsets, so a
  *   poison record neither blocks its partition nor disappears;
  * - counts records, batches, handler time, failures and dead letters on /metrics,
- *   and registers the group for the consumer-lag gauge.
+ *   and registers the group for the consumer-lag gauge;
+ * - tracks the group's lag in time (consumer-lag.ts: the age of the oldest record it
+ *   has not committed, what ingest's admission bounds);
+ * - sizes each partition's batches by its backlog (batch-size.ts): small while
+ *   caught up, growing to `maxBatchRecords` while behind;
+ * - in the all-in-one, runs background consumers' batches in the background lane
+ *   (background-lane.ts), so they wait while the hot path is busy.
  *
  * Dead letters of one batch are written after its handler succeeded: a batch that
  * is retried does not dead-letter its poison twice, and a crash between the dead
  * letters and the commit repeats them (at least once, like every record here).
  */
+import type { BackgroundLane } from '../background-lane.js'
 import type { Logger } from '../log.js'
 import { consumerBatches, consumerBatchFailures, consumerDeadLetters, consumerHandlerSeconds, consumerRecords, watchConsumerLag } from '../metrics.js'
 import type { AvroType } from './avro.js'
+import { batchSizes } from './batch-size.js'
+import { forgetGroupLag, lagBatchDone, lagBatchFailed, lagBatchStarted } from './consumer-lag.js'
 import { deadLetterV1 } from './records.js'
 import { dlqTopic } from './topics.js'
 import type { BatchContext, Bus, ConsumedRecord, OutgoingRecord, Subscription } from './types.js'
@@ -69,7 +78,15 @@ export interface ConsumerSpec<T> {
   topics: Readonly<Record<string, AvroType<T>>>
   /** Where a group with no committed offset starts. Default true: nothing written before the group existed is skipped. */
   fromBeginning?: boolean
+  /** The largest batch, reached while the group is behind (default 5,000 records). */
   maxBatchRecords?: number
+  /** The batch while caught up, where sizes start and return to (default a sixteenth of the largest). */
+  minBatchRecords?: number
+  /**
+   * A lane the batches wait their turn in (decoding, handler, dead letters), while a hot
+   * path sharing the process is busy: the all-in-one's background consumers.
+   */
+  background?: BackgroundLane
   /** Handles the decoded records; resolves with the ones it can never handle. A throw retries the whole batch. */
   handle(batch: Array<Delivered<T>>, ctx: ConsumerContext): Promise<Rejection[] | void>
   /** The dead-letter record, when the topic's `.dlq` carries another type than DeadLetter (the engines' EngineJobFailed). */
@@ -134,7 +151,7 @@ export function consumerBatchHandler<T>(bus: Bus, spec: ConsumerSpec<T>): (recor
     attempts: r?.attempts ?? 0,
   })
 
-  return async (records, ctx = { closing: false }) => {
+  const handle = async (records: ConsumedRecord[], ctx: BatchContext) => {
     const started = performance.now()
     const decoded: Array<Delivered<T>> = []
     const letters: DeadLetter[] = []
@@ -171,17 +188,49 @@ export function consumerBatchHandler<T>(bus: Bus, spec: ConsumerSpec<T>): (recor
       log.warn({ group, topic: d.record.topic, partition: d.record.partition, offset: d.record.offset, workspace_id: d.workspaceId || undefined, cause: d.cause, reason: d.reason }, 'record dead-lettered')
     }
   }
+  const lane = spec.background
+  return async (records, ctx = { closing: false }) => {
+    lagBatchStarted(group, records)
+    try {
+      await (lane ? lane.run(() => handle(records, ctx), ctx) : handle(records, ctx))
+    } catch (err) {
+      lagBatchFailed(group, records)
+      throw err
+    }
+    lagBatchDone(group, records, ctx.backlog)
+  }
+}
+
+/** Batch bounds of a consumer: the spec's largest (default 5,000), and the caught-up size (default a sixteenth of it). */
+function batchBounds(spec: Pick<ConsumerSpec<unknown>, 'maxBatchRecords' | 'minBatchRecords'>): { min: number; max: number } {
+  const max = spec.maxBatchRecords ?? 5000
+  return { min: Math.min(max, spec.minBatchRecords ?? Math.max(1, Math.floor(max / 16))), max }
 }
 
 /** Subscribes the group through the runner; resolves once subscribed (await `ready` for the group's assignment). */
 export async function runConsumer<T>(bus: Bus, spec: ConsumerSpec<T>): Promise<Subscription> {
   const topics = Object.keys(spec.topics)
   watchConsumerLag(spec.group, topics)
-  return bus.subscribe({
+  const { min, max } = batchBounds(spec)
+  const sizes = batchSizes(min, max)
+  const onBatch = consumerBatchHandler(bus, spec)
+  const sub = await bus.subscribe({
     group: spec.group,
     topics,
     fromBeginning: spec.fromBeginning ?? true,
-    maxBatchRecords: spec.maxBatchRecords,
-    onBatch: consumerBatchHandler(bus, spec),
+    maxBatchRecords: sizes.limit,
+    async onBatch(records, ctx) {
+      await onBatch(records, ctx)
+      // A bus batch is one partition's records.
+      const first = records[0]
+      if (first) sizes.observe(first.topic, first.partition, records.length, ctx.backlog)
+    },
   })
+  return {
+    ready: sub.ready,
+    async close() {
+      await sub.close()
+      forgetGroupLag(spec.group)
+    },
+  }
 }

@@ -40,6 +40,11 @@ export interface ConsumedRecord {
 export interface BatchContext {
   /** Becomes true when the subscription is closing; long handlers may stop early. */
   readonly closing: boolean
+  /**
+   * Records of the batch's partition after its last one, as far as the bus knew when
+   * it delivered the batch (0: the batch reached the end); absent when unknown.
+   */
+  readonly backlog?: number
 }
 
 export interface SubscribeOptions {
@@ -53,8 +58,11 @@ export interface SubscribeOptions {
    * (used to fold the control topic into in-memory state in every process).
    */
   ephemeral?: boolean
-  /** Upper bound on records handed to one onBatch call. */
-  maxBatchRecords?: number
+  /**
+   * Upper bound on records handed to one onBatch call; a function is asked before
+   * each read of a partition (the consumer runner sizes batches by backlog).
+   */
+  maxBatchRecords?: number | ((topic: string, partition: number) => number)
   /**
    * Called with records in offset order per partition. Offsets are committed only
    * after the returned promise resolves (at-least-once). A rejection is retried
@@ -83,5 +91,15 @@ export interface Bus {
   endOffsets(topic: string): Promise<Map<number, string>>
   /** Committed offsets of a group per partition (next offset to read); absent = none. */
   committedOffsets(group: string, topic: string): Promise<Map<number, string>>
+  /**
+   * The embedded log's bytes on disk against its budget (SVC_EMBEDDED_MAX_BYTES), read
+   * synchronously at every ingest admission; absent on Kafka, whose brokers own their disks.
+   */
+  diskUsage?(): DiskUsage
   close(): Promise<void>
+}
+
+export interface DiskUsage {
+  bytes: number
+  maxBytes: number
 }

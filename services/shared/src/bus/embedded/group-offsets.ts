@@ -30,6 +30,16 @@ export class GroupOffsets {
     return v === undefined ? undefined : BigInt(v)
   }
 
+  /** Every group's committed offset on the partition, with the group (the readers that hold its records). */
+  readers(topic: string, partition: number): Array<{ group: string; offset: bigint }> {
+    const out: Array<{ group: string; offset: bigint }> = []
+    for (const [group, offsets] of this.groups) {
+      const v = offsets.get(`${topic}/${partition}`)
+      if (v !== undefined) out.push({ group, offset: BigInt(v) })
+    }
+    return out
+  }
+
   /** Records `next` as the group's next offset to read; resolves once that is durable. */
   async commit(group: string, topic: string, partition: number, next: bigint): Promise<void> {
     let offsets = this.groups.get(group)

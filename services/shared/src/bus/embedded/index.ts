@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Logger } from '../../log.js'
-import type { Bus, ConsumedRecord, ProducedRecordMeta, SubscribeOptions, Subscription, TopicSpec } from '../types.js'
+import type { Bus, ConsumedRecord, DiskUsage, ProducedRecordMeta, SubscribeOptions, Subscription, TopicSpec } from '../types.js'
 import { partitionForKey } from './framing.js'
 import { GroupOffsets } from './group-offsets.js'
 import { PartitionLog, type Cursor } from './partition-log.js'
@@ -12,6 +12,12 @@ export interface EmbeddedBusOptions {
   /** Retention of topics that do not set their own. */
   retentionHours?: number
   segmentBytes?: number
+  /**
+   * Disk budget of the whole log (SVC_EMBEDDED_MAX_BYTES). Past 80% of it, segments
+   * every reader has consumed are deleted oldest first, before their retention; what
+   * is left is unconsumed, and at the budget ingest refuses new records (diskUsage).
+   */
+  maxBytes?: number
   log?: Logger
 }
 
@@ -23,6 +29,16 @@ interface Topic {
 
 const GROUPS_DIR = '__consumer_offsets'
 const RETENTION_CHECK_MS = 10 * 60_000
+/** How often the disk budget is checked, and the share of it above which consumed segments are deleted. */
+const BUDGET_CHECK_MS = 1000
+const RECLAIM_ABOVE = 0.8
+
+/** A subscription's partition: `held` is the oldest offset it may still need (committed, or where it started). */
+interface LivePart {
+  topic: string
+  partition: number
+  held: bigint
+}
 
 /**
  * The one-machine bus: Kafka's model (topics, partitions, offsets, consumer groups,
@@ -39,6 +55,7 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
   const topics = new Map<string, Topic>()
   const groups = await GroupOffsets.open(join(opts.dir, GROUPS_DIR))
   const subscriptions = new Set<Subscription>()
+  const liveParts = new Set<LivePart>()
   let closed = false
 
   async function openTopic(spec: Topic['spec']): Promise<Topic> {
@@ -73,25 +90,95 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
   }, RETENTION_CHECK_MS)
   retentionTimer.unref()
 
+  const diskUsage = (): DiskUsage => {
+    let bytes = 0
+    for (const t of topics.values()) for (const p of t.partitions) bytes += p.bytes
+    return { bytes, maxBytes: opts.maxBytes ?? Infinity }
+  }
+
+  /**
+   * The oldest offset of a partition some reader may still need: every group's committed
+   * offset and every live subscription's (a new group's start before its first commit).
+   * A partition nobody reads needs nothing. Topics kept forever are never reclaimed.
+   */
+  const neededFrom = (topic: string, partition: number, end: bigint): bigint => {
+    let min = end
+    for (const r of groups.readers(topic, partition)) if (r.offset < min) min = r.offset
+    for (const p of liveParts) if (p.topic === topic && p.partition === partition && p.held < min) min = p.held
+    return min
+  }
+  let reclaiming: Promise<void> | null = null
+  const reclaim = async () => {
+    const max = opts.maxBytes
+    if (max === undefined) return
+    let bytes = diskUsage().bytes
+    while (bytes > max * RECLAIM_ABOVE) {
+      let oldest: { log: PartitionLog; lastAppendMs: number } | null = null
+      for (const t of topics.values()) {
+        if (t.spec.retentionMs < 0) continue
+        for (const [partition, log] of t.partitions.entries()) {
+          const seg = log.oldestConsumed(neededFrom(t.spec.name, partition, log.endOffset))
+          if (seg && (!oldest || seg.lastAppendMs < oldest.lastAppendMs)) oldest = { log, lastAppendMs: seg.lastAppendMs }
+        }
+      }
+      if (!oldest) break
+      bytes -= await oldest.log.dropOldest()
+    }
+    if (bytes >= max) warnFull(bytes, max)
+  }
+  let warnedAtMs = 0
+  const warnFull = (bytes: number, max: number) => {
+    if (Date.now() - warnedAtMs < 60_000) return
+    warnedAtMs = Date.now()
+    // Name who holds the oldest unconsumed records: a consumer that is behind, or a group that no longer runs.
+    let h: { topic: string; partition: number; group: string; behind: bigint } | null = null
+    for (const t of topics.values())
+      for (const [partition, log] of t.partitions.entries())
+        for (const r of groups.readers(t.spec.name, partition)) {
+          const behind = log.endOffset - r.offset
+          if (behind > 0n && (!h || behind > h.behind)) h = { topic: t.spec.name, partition, group: r.group, behind }
+        }
+    opts.log?.warn({ bytes, max_bytes: max, ...(h ? { topic: h.topic, partition: h.partition, group: h.group, records_behind: Number(h.behind) } : {}) }, 'embedded log at its disk budget (SVC_EMBEDDED_MAX_BYTES): ingest answers 503 until consumers catch up')
+  }
+  const budgetTimer =
+    opts.maxBytes === undefined
+      ? undefined
+      : setInterval(() => {
+          reclaiming ??= reclaim()
+            .catch((err) => opts.log?.warn({ err }, 'reclaiming consumed segments failed'))
+            .finally(() => (reclaiming = null))
+        }, BUDGET_CHECK_MS)
+  budgetTimer?.unref()
+  await reclaim()
+
   async function subscribe(o: SubscribeOptions): Promise<Subscription> {
-    const maxRecords = o.maxBatchRecords ?? 1000
-    const parts: Array<{ topic: string; partition: number; log: PartitionLog; cursor: Cursor }> = []
+    const limit = o.maxBatchRecords ?? 1000
+    const maxRecords = typeof limit === 'number' ? () => limit : limit
+    const parts: Array<LivePart & { log: PartitionLog; cursor: Cursor }> = []
     for (const name of o.topics) {
       const t = topic(name)
       for (const [partition, log] of t.partitions.entries()) {
         const committed = o.ephemeral ? undefined : groups.get(o.group, name, partition)
         const start = committed ?? (o.ephemeral || o.fromBeginning ? log.startOffset : log.endOffset)
-        parts.push({ topic: name, partition, log, cursor: await log.seek(start) })
+        const cursor = await log.seek(start)
+        parts.push({ topic: name, partition, log, cursor, held: cursor.offset })
       }
     }
+    for (const p of parts) liveParts.add(p)
     const ctx = { closing: false }
     let wake!: () => void
     const closeSignal = new Promise<void>((r) => (wake = r))
 
-    const deliver = async (records: ConsumedRecord[]) => {
+    const deliver = async (records: ConsumedRecord[], backlog: number) => {
+      const batchCtx = {
+        get closing() {
+          return ctx.closing
+        },
+        backlog,
+      }
       for (let attempt = 0; !ctx.closing; attempt++) {
         try {
-          await o.onBatch(records, ctx)
+          await o.onBatch(records, batchCtx)
           return true
         } catch (err) {
           const delay = Math.min(5000, 200 * 2 ** Math.min(attempt, 5))
@@ -109,18 +196,24 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
       while (!ctx.closing) {
         const advanced = p.log.nextAdvance()
         const before = { ...p.cursor }
-        const framed = await p.log.read(p.cursor, maxRecords)
+        const framed = await p.log.read(p.cursor, maxRecords(p.topic, p.partition))
         if (framed.length === 0) {
           await Promise.race([advanced, closeSignal])
           continue
         }
         const records = framed.map((r) => ({ topic: p.topic, partition: p.partition, offset: r.offset.toString(), key: r.key, value: r.value, timestamp: r.timestamp }))
-        if (!(await deliver(records))) {
+        if (!(await deliver(records, Number(p.log.endOffset - p.cursor.offset)))) {
           Object.assign(p.cursor, before)
           break
         }
+        const next = p.cursor.offset
+        if (o.ephemeral) p.held = next
         // A lost commit only means redelivery after a restart (at-least-once), so it must not stop the consumer.
-        if (!o.ephemeral) await groups.commit(o.group, p.topic, p.partition, p.cursor.offset).catch((err) => opts.log?.warn({ err, group: o.group }, 'offset commit failed'))
+        else
+          await groups.commit(o.group, p.topic, p.partition, next).then(
+            () => (p.held = next),
+            (err) => opts.log?.warn({ err, group: o.group }, 'offset commit failed'),
+          )
       }
     }
     const loop = Promise.all(parts.map(consume)).catch((err) => opts.log?.error({ err, group: o.group }, 'embedded consumer stopped'))
@@ -132,6 +225,7 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
         ctx.closing = true
         wake()
         await loop
+        for (const p of parts) liveParts.delete(p)
         subscriptions.delete(sub)
       },
     }
@@ -171,6 +265,7 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
       return metas
     },
     subscribe,
+    diskUsage,
     async endOffsets(name) {
       return new Map(topic(name).partitions.map((p, i) => [i, p.endOffset.toString()]))
     },
@@ -186,6 +281,8 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
       if (closed) return
       closed = true
       clearInterval(retentionTimer)
+      clearInterval(budgetTimer)
+      await reclaiming
       await Promise.all([...subscriptions].map((s) => s.close()))
       for (const t of topics.values()) for (const p of t.partitions) await p.close()
     },

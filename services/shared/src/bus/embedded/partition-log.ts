@@ -235,12 +235,35 @@ export class PartitionLog {
     if (retentionMs < 0) return 0
     let removed = 0
     while (this.segments.length > 1 && now - this.segments[0]!.lastAppendMs > retentionMs) {
-      const seg = this.segments.shift()!
-      await seg.reader?.close()
-      await rm(seg.path, { force: true })
+      await this.dropOldest()
       removed++
     }
     return removed
+  }
+
+  /** Bytes of the partition's segments on disk (what its appends have made durable). */
+  get bytes(): number {
+    let n = 0
+    for (const s of this.segments) n += s.size
+    return n
+  }
+
+  /**
+   * The oldest segment when it is closed and every record in it is before `offset`
+   * (every reader has passed it), so deleting it loses nothing; else null.
+   */
+  oldestConsumed(offset: bigint): { bytes: number; lastAppendMs: number } | null {
+    const [oldest, next] = this.segments
+    return oldest && next && next.base <= offset ? { bytes: oldest.size, lastAppendMs: oldest.lastAppendMs } : null
+  }
+
+  /** Deletes the oldest segment (never the active one); returns its bytes. */
+  async dropOldest(): Promise<number> {
+    if (this.segments.length < 2) return 0
+    const seg = this.segments.shift()!
+    await seg.reader?.close()
+    await rm(seg.path, { force: true })
+    return seg.size
   }
 
   async close(): Promise<void> {
