@@ -145,13 +145,16 @@ function toolEvidence(s: ViewSpan): Evidence[] {
   // arguments are what the agent asked for, not what it got: they are no evidence.
   const url = urlsIn(args)[0] ?? null
   const out: Evidence[] = [{ span_id: s.span_id, text: result, source: url ?? `tool:${name}`, kind: 'tool_result' }]
-  // An action the result turned down ("status": "rejected") did not happen, as if the call had failed.
-  const refusal = refused(parsed)
+  // An action the result turned down ("status": "rejected") did not happen, as if the call had failed. A lookup's
+  // status is what it found ("get_claim": "denied" is the claim's state), not a refusal of the call.
+  const refusal = LOOKUP.test(name) ? null : refused(parsed)
   if (refusal) out.push({ span_id: s.span_id, text: refusal, source: `tool:${name}`, kind: 'tool_error', about: `${name.replace(/[_.-]+/g, ' ')} ${args}` })
   return out
 }
 
-const REFUSED = /^(?:declined|rejected|refused|denied|failed|failure|error|not_allowed|blocked|cancelled_by_system)$/i
+const REFUSED = /^(?:declined|rejected|refused|denied|failed|not_allowed|blocked)$/i
+/** Tools that read rather than act. */
+const LOOKUP = /^(?:get|list|search|fetch|find|read|query|lookup|look_up|check|scan|track|describe|show|view|compute|calc|calculate|tabulate|run_sql|retrieve)(?:[_.-]|$)/i
 
 /** "declined: card_expired" for a result whose status says the action was turned down; null otherwise. */
 function refused(result: unknown): string | null {
@@ -203,13 +206,24 @@ export function pastedContext(text: string): string[] {
 /** Roles whose messages state facts the agent was given: system prompts, and tool messages without a tool span. */
 const FACT_ROLES = new Set(['system', 'developer', 'tool', 'function', 'ipython'])
 
+/** What makes two pieces of evidence the same: the same JSON value (however its numbers are written), or the same text. */
+function evidenceKey(text: string): string {
+  const t = text.trim()
+  if (/^[[{]/.test(t)) {
+    const j = parseJson(t)
+    if (j !== undefined) return JSON.stringify(j)
+  }
+  return normalizeWs(text)
+}
+
 export function evidenceOf(view: TraceView): Evidence[] {
   const out: Evidence[] = []
   const seen = new Set<string>()
   const answer = finalOutput(view)
   const add = (e: Evidence) => {
-    const key = normalizeWs(e.text)
-    if (!key || seen.has(key)) return
+    const key = evidenceKey(e.text)
+    // A tool error echoed back to the model ("Error: …") is the same error.
+    if (!key || seen.has(key) || (e.kind === 'message' && /^error:/.test(key) && seen.has(key.replace(/^error:\s*/, '')))) return
     // Context pasted into a prompt repeats a document already read: the document counts.
     if (e.kind === 'message' && out.some((d) => d.kind === 'document' && d.text.length > 40 && key.includes(normalizeWs(d.text)))) return
     seen.add(key)
@@ -224,7 +238,8 @@ export function evidenceOf(view: TraceView): Evidence[] {
       const raw = call?.result || (s.span_type === 'tool' ? s.content.completion : '')
       toolEvidence(s).forEach(add)
       // The same result fed back to the model as a tool message is not new evidence.
-      if (raw) seen.add(normalizeWs(raw))
+      if (raw) seen.add(evidenceKey(raw))
+      if (s.status_code === 'ERROR') for (const e of toolEvidence(s)) seen.add(evidenceKey(e.text).split('. ')[0]!)
     }
   }
   const answerKey = answer ? normalizeWs(answer.text) : ''

@@ -43,6 +43,8 @@ export interface Fact {
   prose?: boolean
   /** The facts of the items of one list share it (their owners are told apart by what they do not share). */
   list?: string
+  /** An item's other short values ("period": "2026-11", "status": "open"): they tell it from its siblings too. */
+  aliases?: string[]
 }
 
 const NAME_KEYS =
@@ -149,8 +151,8 @@ function numberValue(key: string, v: number, parent: string, scope: Scope, objec
   if (currency) return { text: `${currency === '*' ? '' : `${currency} `}${v}`, quantities: [money(pence ? v / 100 : v, pence ? 'GBP' : currency)] }
   const last = words[words.length - 1] ?? ''
   const prev = words[words.length - 2] ?? ''
-  // "molar_mass_g_mol": a compound unit, not grams.
-  let unit = KEY_UNITS[last] && !KEY_UNITS[prev] ? KEY_UNITS[last] : words.filter((w) => INNER_UNITS.has(w)).map((w) => KEY_UNITS[w]).find(Boolean)
+  // "speed_km_h": a compound unit, not hours ("expires_in_s" is seconds: "in" is a word there).
+  let unit = KEY_UNITS[last] && !(KEY_UNITS[prev] && prev !== 'in') ? KEY_UNITS[last] : words.filter((w) => INNER_UNITS.has(w)).map((w) => KEY_UNITS[w]).find(Boolean)
   if (!unit && /percent|pct|percentage/.test(key)) unit = '%'
   if (!unit && objectUnit && /^(?:value|amount|result|level|reading|min|max|low|high|limit|target|average|avg|mean)$/i.test(last)) unit = objectUnit
   if (!unit && scope.units?.[key]) unit = scope.units[key]
@@ -185,14 +187,24 @@ interface Walk {
 }
 
 function fact(owners: string[], ambiguous: boolean, attribute: string, predicate: string, parent: string, valueText: string, qs: Quantity[], extra: Partial<Fact> = {}): Fact {
-  const prefix = `${owners.join(' ')} | ${attribute}: `
+  const head = `${owners.join(' ')} | `
+  const prefix = `${head}${attribute}: `
   const shift = prefix.length
-  return { owners, ambiguous, attribute, predicate, parent, text: prefix + valueText, quantities: qs.map((q) => ({ ...q, index: q.index + shift, end: q.end + shift })), ...extra }
+  // A key may hold a figure of its own: "failed_logins_24h" is about the last 24 hours.
+  const inKey = /\d/.test(attribute) ? quantities(attribute.replace(/\b(\d+)([a-z]+)\b/g, '$1 $2')).filter((q) => q.dim !== 'count') : []
+  return {
+    owners, ambiguous, attribute, predicate, parent, text: prefix + valueText,
+    quantities: [...inKey.map((q) => ({ ...q, index: q.index + head.length, end: q.end + head.length })), ...qs.map((q) => ({ ...q, index: q.index + shift, end: q.end + shift }))],
+    ...extra,
+  }
 }
 
 function walkObject(w: Walk, o: Record<string, unknown>, path: string[], owners: string[], ambiguous: boolean, inList: boolean, outer: Scope): Fact[] {
   const table = tableRows(o)
-  if (table) return walkValue(w, table, [...path, 'rows'], owners, ambiguous, false, outer)
+  if (table) {
+    const rest = Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'columns' && k !== 'rows'))
+    return [...walkValue(w, table, [...path, 'rows'], owners, ambiguous, false, outer), ...walkObject(w, rest, path, owners, ambiguous, inList, outer)]
+  }
   // An object names itself; one without a name belongs to the object around it.
   const own = ownerOf(o, inList)
   const here = own.length ? own : owners
@@ -251,7 +263,13 @@ function walkValue(w: Walk, v: unknown, path: string[], owners: string[], ambigu
   if (objects.length === v.length && objects.length > 0) {
     const perItem = objects.map((o) => walkObject(w, o, path, owners, objects.length > 1, true, scope))
     const list = `l${w.groups++}`
-    for (const facts of perItem) for (const f of facts) f.list ??= list
+    perItem.forEach((facts, i) => {
+      const aliases = Object.values(objects[i]!).filter((x): x is string => typeof x === 'string' && x.length <= 40)
+      for (const f of facts) {
+        f.list ??= list
+        f.aliases ??= aliases
+      }
+    })
     // Facts of the same key across the items are siblings: "first", "cheapest", "both" compare among them.
     const byKey = new Map<string, Fact[]>()
     for (const facts of perItem) for (const f of facts) if (!f.prose) byKey.set(f.attribute, [...(byKey.get(f.attribute) ?? []), f])

@@ -9,7 +9,7 @@ import { polarity } from './polarity.js'
 import { quantities, UNIT_WORDS, type Quantity } from './quantity.js'
 import type { Statement } from './statements.js'
 import { Lru } from '../semantic/lru.js'
-import { analyze } from './text.js'
+import { analyze, stem } from './text.js'
 
 export interface Claim {
   text: string
@@ -19,6 +19,9 @@ export interface Claim {
   /** Terms written as names (capitalised, codes) or naming an entity the evidence knows: what the claim is about. */
   entities: Set<string>
 }
+
+/** Unit and currency words as stems ("minutes" → minut): the figures carry them. "second" is also an ordinal. */
+const UNIT_STEMS = new Set([...UNIT_WORDS].filter((w) => w !== 'second').flatMap((w) => [w, stem(w)]))
 
 const readClaims = new Lru<Claim>(5000)
 
@@ -36,8 +39,8 @@ function readClaimOnce(text: string): Claim {
   const pol = polarity(text)
   const terms = new Map<string, number>()
   // Unit words ("tonnes", "euros") are carried by the figures, not matched as words.
-  for (const t of pol.keys()) if (!UNIT_WORDS.has(t)) terms.set(t, a.terms.get(t) ?? 1)
-  for (const [t, w] of a.terms) if (!t.startsWith('#') && !terms.has(t) && !UNIT_WORDS.has(t)) terms.set(t, w)
+  for (const t of pol.keys()) if (!UNIT_STEMS.has(t)) terms.set(t, a.terms.get(t) ?? 1)
+  for (const [t, w] of a.terms) if (!t.startsWith('#') && !terms.has(t) && !UNIT_STEMS.has(t)) terms.set(t, w)
   const entities = new Set([...a.terms].filter(([t, w]) => w === 2 && !t.startsWith('#')).map(([t]) => t))
   return { text, terms, pol, quantities: quantities(text), entities }
 }

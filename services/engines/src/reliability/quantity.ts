@@ -197,6 +197,19 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
       return [{ dim: 'date' as Dim, value: dayNumber(y, mo, d), unit: '', tol: 0, hasYear: true, ...alt }]
     },
   },
+  // "due on 11/06", "departs on 12/14": a month and day without a year, after a word that introduces a date
+  // (never "5/6 ARM" or "24/7"); day first when the first part cannot be a month, both readings when both can.
+  {
+    re: /(?<=\b(?:on|by|until|till|from|before|after|since|due|dated|of|through)\s)(\d{1,2})\/(\d{1,2})\b(?!\/\d)/gi,
+    read: (m) => {
+      const a = Number(m[1])
+      const b = Number(m[2])
+      const [mo, d] = a > 12 ? [b, a] : [a, b]
+      if (!validDate(mo, d)) return []
+      const alt = a <= 12 && b <= 12 && a !== b ? { alt: b * 100 + a } : {}
+      return [{ dim: 'date' as Dim, value: mo * 100 + d, unit: '', tol: 0, hasYear: false, ...alt }]
+    },
+  },
   // 15 Jan 2026, 15th of January, January 15, Jan. 15th, 2026 (a weekday before it is ignored)
   {
     re: new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?(?: of)? ${MONTH_RE}(?:,? (\\d{4}))?\\b|\\b${MONTH_RE} (\\d{1,2})(?:st|nd|rd|th)?\\b(?:,? (\\d{4}))?`, 'gi'),
@@ -455,7 +468,7 @@ export function sameValue(claim: Quantity, ev: Quantity): boolean {
       const d = new Date(q.value * 86_400_000)
       return (d.getUTCMonth() + 1) * 100 + d.getUTCDate()
     }
-    return md(claim) === md(ev)
+    return md(claim) === md(ev) || (!claim.hasYear && claim.alt === md(ev)) || (!ev.hasYear && ev.alt === md(claim))
   }
   const k = perScale(claim, ev)
   if (k !== 1) return Math.abs(claim.value * k - ev.value) <= Math.max(claim.tol * k, ev.tol * 0.5, 1e-9)

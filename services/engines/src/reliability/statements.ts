@@ -108,13 +108,16 @@ function factStatement(e: Evidence, f: Fact): Statement {
   return s
 }
 
-/** Each owner's stems minus those every owner of the set shares. */
-function distinguish(statements: Statement[]): void {
-  const owners = [...new Map(statements.map((s) => [[...s.owner].sort().join(' '), s.owner])).values()]
+/** Each owner's stems (and its item's other short values) minus those every owner of the set shares. */
+function distinguish(statements: Statement[], aliases: Map<Statement, string[]> = new Map()): void {
+  const names = new Map(statements.map((s) => [s, new Set([...s.owner, ...(aliases.get(s) ?? []).flatMap((a) => [...stems(a)])])]))
+  const owners = [...new Map([...names.values()].map((o) => [[...o].sort().join(' '), o])).values()]
   if (owners.length < 2) return
   const shared = [...owners[0]!].filter((t) => owners.every((o) => o.has(t)))
-  if (!shared.length) return
-  for (const s of statements) s.distinct = new Set([...s.owner].filter((t) => !shared.includes(t)))
+  for (const s of statements) {
+    const own = [...names.get(s)!].filter((t) => !shared.includes(t))
+    if (shared.length || own.length > s.owner.size) s.distinct = new Set(own)
+  }
 }
 
 function jsonStatements(e: Evidence, json: unknown): Statement[] {
@@ -126,7 +129,8 @@ function jsonStatements(e: Evidence, json: unknown): Statement[] {
   // Items of one list: what they all share in their names names none of them.
   const byList = new Map<string, Statement[]>()
   for (const f of facts) if (f.list) byList.set(f.list, [...(byList.get(f.list) ?? []), made.get(f)!])
-  for (const items of byList.values()) distinguish(items)
+  const aliases = new Map(facts.filter((f) => f.aliases).map((f) => [made.get(f)!, f.aliases!]))
+  for (const items of byList.values()) distinguish(items, aliases)
   return [...made.values()]
 }
 

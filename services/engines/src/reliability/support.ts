@@ -79,9 +79,9 @@ const ALIGN_COVERAGE = 0.5
 /** A different value counts against a claim only from a statement this well aligned with it. */
 const CONFLICT_ALIGN = 0.6
 
-const FAILURE_REPORT = /\b(?:could not|couldn't|can't|cannot|unable|wasn't able|weren't able|was not able|failed|failing|isn't responding|not responding|didn't go through|did not go through|is down|are down|went down|unavailable|error|timed out|time(?:d)? ?out|not (?:available|reachable)|isn't available|no response|declined|rejected|rate-limit\w*|wasn't possible|not possible)\b/i
+const FAILURE_REPORT = /\b(?:could not|couldn't|can't|cannot|unable|wasn't able|weren't able|was not able|failed|failing|isn't responding|not responding|didn't go through|did not go through|is down|are down|went down|unavailable|error|timed out|time(?:d)? ?out|not (?:available|reachable)|isn't available|no response|declined|rejected|rate-limit\w*|wasn't possible|not possible|try again|retry)\b/i
 /** A claim that something was done ("I've opened a dispute", "your rental is confirmed"), not how things usually go. */
-const ACTION = /\b(?:I|we)(?:'ve|'d| have| had)?\s+(?:\w+\s+){0,2}?\w+(?:ed|ent|ade|one|ut|et|ook|ew)\b|\b(?:has|have) been\b|\b(?:is|are|was|were) (?:now |already |all |successfully )?(?:\w+ed|done|set|sent|made)\b|\b(?:confirmed|booked|scheduled|placed|submitted|completed|finished|posted)\b/i
+const ACTION = /\b(?:I|we)(?:'ve|'d| have| had)?\s+(?:\w+\s+){0,2}?\w+(?:ed|ent|ade|one|ut|et|ook|ew)\b|\b(?:has|have) been\b|\b(?:is|are|was|were) (?:now |already |all |successfully )?(?:\w+ed|done|set|sent|made)\b|\b(?:confirmed|booked|scheduled|placed|submitted|completed|finished|posted|took|made|sent|gave|paid|applied)\b/i
 /** How things usually go, not what happened here. */
 const GENERIC = /\b(?:usually|typically|generally|normally|often|always)\b/i
 /** "Unlike the lodash one, it …": the contrasted entity is not what the claim is about. */
@@ -128,6 +128,14 @@ interface Found {
   exact: boolean
 }
 
+/** Words of a fact's value besides its figures ("19:30 fully booked; next slot offered": 5, "20:00": 0). */
+function wordsAround(s: Statement): number {
+  const at = s.text.indexOf(': ')
+  let v = s.text.slice(at + 2)
+  for (const q of [...s.quantities].sort((a, b) => b.index - a.index)) if (q.index >= at + 2) v = v.slice(0, q.index - at - 2) + v.slice(q.end - at - 2)
+  return (v.match(/[a-z]{2,}/gi) ?? []).length
+}
+
 /** Years and other numbers that name things ("2025", "the 1951–1980 average") are no counts to compute or contradict. */
 const yearLike = (q: Quantity) => q.dim === 'count' && !q.per && Number.isInteger(q.value) && q.value >= 1800 && q.value <= 2100
 
@@ -137,9 +145,10 @@ function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): { found:
   // a statement it lines up with, a tool it names, a figure the answer states, or the date of "today".
   const tool = (s: Statement) => s.evidence.kind === 'tool_result' && [...toolWords(s.evidence).keys()].some((t) => t.length >= 3 && termIn(t, c.terms))
   const said = (e: Quantity) => ctx.answerQuantities.some((a) => sameValue(a, e))
-  const topical = new Set(
-    usable.flatMap((s) => (coverage(c, s) >= 0.2 || tool(s) || /\b(?:today|current date|now)\b/i.test(s.text) ? s.quantities : s.quantities.filter(said))),
-  )
+  // A result is on the topic as a whole when one of its facts is ("B leads option A by 322": the survey's counts).
+  const onTopic = (s: Statement) => coverage(c, s) >= 0.2 || tool(s) || /\b(?:today|current date|now)\b/i.test(s.text)
+  const topicalResults = new Set(usable.filter((s) => s.key !== undefined && onTopic(s)).map((s) => s.evidence))
+  const topical = new Set(usable.flatMap((s) => (onTopic(s) || topicalResults.has(s.evidence) ? s.quantities : s.quantities.filter(said))))
   const ops: Operands = {
     evidence: usable.flatMap((s) => s.quantities),
     topical,
@@ -150,7 +159,7 @@ function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): { found:
   }
   let anchor: Statement | null = null
   let anchorCov = -1
-  const found = c.quantities.map((q) => {
+  const find = (q: Quantity, tied: Set<Evidence>): Found | null => {
     let best: Found | null = null
     let bestCov = -1
     for (const s of usable)
@@ -158,22 +167,34 @@ function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): { found:
         if (!satisfies(q, e)) continue
         const exact = sameValue(q, e)
         const cov = coverage(c, s) - rank(s) * 1e-6
-        // A bare count ("3", "two") counts only where the words around it do ("3 commits"); a bound ("under half an
-        // hour") only on a statement about the same thing; a figure only in its own clause's business.
-        if ((q.dim === 'count' || !exact) && !figureWordsMeet(c, q, s) && cov < 0.4) continue
+        // A bare count ("3", "two") counts only where the words around it do ("3 commits"), or in the result the
+        // claim's other figures were read from ("4 of the 10 shares … at $118.42": filled_qty, qty); a bound
+        // ("under half an hour") only on a statement about the same thing; a figure only in its own clause's business.
+        if ((q.dim === 'count' || !exact) && !figureWordsMeet(c, q, s) && cov < 0.4 && !(q.dim === 'count' && exact && tied.has(s.evidence))) continue
         if (clauseMixup(c, q, s, e)) continue
         if (cov > bestCov) {
           best = { s, exact }
           bestCov = cov
         }
       }
-    if (best) {
-      if (bestCov > anchorCov) {
-        anchor = best.s
-        anchorCov = bestCov
-      }
-      return best
+    if (best && bestCov > anchorCov) {
+      anchor = best.s
+      anchorCov = bestCov
     }
+    return best
+  }
+  // A value mentioned in a result's prose ("note": "19:30 fully booked") yields to the result's own field of that kind
+  // ("time": "20:00"): the booking is at 20:00, whatever else the note names.
+  const typedOther = (q: Quantity, f: Found | null) =>
+    f !== null && f.s.key !== undefined && wordsAround(f.s) >= 2 && usable.some((x) => x.evidence === f.s.evidence && x.key && wordsAround(x) === 0 && x.quantities.some((e) => e.dim === q.dim && !satisfies(q, e)))
+  const measuredFirst = c.quantities.map((q) => {
+    const f = q.dim === 'count' ? null : find(q, new Set())
+    return typedOther(q, f) ? null : f
+  })
+  const tied = new Set(measuredFirst.filter((f): f is Found => f !== null && f.s.evidence.kind === 'tool_result').map((f) => f.s.evidence))
+  const found = c.quantities.map((q, i) => {
+    const best = q.dim === 'count' ? find(q, tied) : measuredFirst[i]!
+    if (best) return best
     if (!yearLike(q) && derivable(q, ops)) return 'derived' as const
     if (ctx.request.some((s) => s.quantities.some((e) => sameValue(q, e)))) return 'request' as const
     return null
@@ -232,10 +253,15 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
     const tool = [...toolWords(s.evidence).keys()].filter((t) => !/^(?:get|fetch|list|check|run|do|call|api|tool)$/.test(t))
     return tool.length >= 1 && tool.filter((t) => [...c.terms.keys()].some((u) => wordsMeet(t, u))).length >= Math.min(2, tool.length)
   }
-  const errorFit = (s: Statement) => Math.max(byName(s) ? 0.6 : 0, coverage(c, s), coverage(c, { ...s, terms: new Map([...s.terms, ...readClaim(s.evidence.about ?? '').terms]) }))
+  // The call's arguments tie a claim to it only by a name or code the claim gives ("SAVE15"), not by common words.
+  const byArgument = (s: Statement) => [...c.entities].some((e) => termIn(e, readClaim(s.evidence.about ?? '').terms))
+  const errorFit = (s: Statement) => Math.max(byName(s) ? 0.6 : 0, byArgument(s) ? 0.5 : 0, coverage(c, s))
   const bestError = errors.map((s) => ({ s, fit: errorFit(s), byName: byName(s) })).sort((a, b) => b.fit - a.fit)[0]
-  if (FAILURE_REPORT.test(c.text)) {
-    if (bestError && bestError.fit >= 0.25) {
+  if (FAILURE_REPORT.test(c.text) && bestError) {
+    // The report's words meet the error's, or its figures are the error's ("try again in a minute": retry after 60 s).
+    const figures = c.quantities.filter((q) => q.dim !== 'count')
+    const byFigures = figures.length > 0 && figures.every((q) => bestError.s.quantities.some((e) => satisfies(q, e)))
+    if (bestError.fit >= 0.25 || byFigures) {
       const ok = c.quantities.every((q) => errors.some((s) => s.quantities.some((e) => satisfies(q, e))) || q.dim === 'count')
       if (ok) return { verdict: 'supported', confidence: CONFIDENCE.failureReport, evidence: bestError.s.evidence, rule: 'failure-report' }
     }
@@ -316,7 +342,8 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
   }
 
   // A claim that an action happened, where the only call about it failed.
-  if (failed && (failed.fit >= ALIGN_COVERAGE || (failed.fit >= 0.3 && [...c.entities].some((e) => termIn(e, readClaim(failed.s.evidence.about ?? '').terms))))) {
+  // (The call named by its tool's words, or the claim saying something was done.)
+  if (failed && (failed.byName || ACTION.test(c.text)) && failed.fit >= ALIGN_COVERAGE) {
     const backed = bestStatement(c, usable, ctx.similarity)
     if (!backed || alignment(c, backed, ctx.similarity) < SUPPORT_COVERAGE)
       return { verdict: 'contradicted', confidence: CONFIDENCE.failedAction, evidence: failed.s.evidence, rule: 'failed-action' }
