@@ -122,6 +122,8 @@ describe('console dashboards (Chromium)', () => {
     await expect.poll(() => totals.textContent()).toContain('Traces3')
     expect(await totals.textContent()).toContain('Spans12')
     // Charts are SVG with an accessible name; each has its figures as a table one click away.
+    // The daily charts come from their own request (usage/timeseries): wait for them, not only the totals.
+    await page.getByRole('img', { name: 'Cost per day' }).waitFor()
     for (const name of ['Cost per day', 'Tokens per day', 'Traces per day', 'Cost by model', 'Cost by project']) expect(await page.getByRole('img', { name }).count(), name).toBe(1)
     expect(await page.getByRole('img', { name: 'Cost by model' }).textContent()).toContain('gpt-4o')
     const byProject = page.locator('figure', { has: page.getByRole('heading', { name: 'Cost by project' }) })

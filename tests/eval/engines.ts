@@ -1,5 +1,5 @@
 /**
- * pnpm eval:engines [--sets old,dev,heldout,alignment] (alignment's blind set: alignment-heldout) — the engines scored against the
+ * pnpm eval:engines [--sets old,dev,heldout,alignment] (the blind v3 sets: v3, alignment-heldout) — the engines scored against the
  * labelled traces, one report per set, development and held-out apart:
  * - `old`: tests/fixtures/engines (its holdout-* files are known by now: development);
  * - `dev`: tests/fixtures/engines-v2/dev, the v2 development traces;
@@ -22,6 +22,7 @@ import { decomposition, semanticDecomposition } from '@svc/engines/decomposition
 import { semanticLayer } from '@svc/engines/semantic/layer'
 import { modelDir } from '@svc/engines/semantic/model-files'
 import type { TraceView } from '@svc/engines/trace-view'
+import { loadV3Fixtures } from '../fixtures/engines-v3/fixtures-v3.js'
 import { fmt, summarize, table } from '../bench/stats.js'
 
 const { values: args } = parseArgs({ options: { sets: { type: 'string', default: 'old,dev,heldout,alignment' } } })
@@ -84,6 +85,9 @@ const sets: Array<[string, string, () => Fixture[], boolean]> = [
   ['old', 'old set (tests/fixtures/engines, development)', loadFixtures, true],
   ['dev', 'v2 development set (engines-v2/dev)', () => loadV2('dev'), true],
   ['heldout', 'v2 held-out set (engines-v2/heldout)', () => loadV2('heldout'), false],
+  // The final blind measurement (issue 14): never in the default sets, so an ordinary run
+  // never spends one of its runs; aggregates only, like every held-out set.
+  ['v3', 'v3 held-out set (engines-v3/heldout, blind)', () => loadV3Fixtures().map(({ file, name, description, labels, spans }) => ({ file: `v3/${file}`, name, description, labels, spans })), false],
 ]
 const misses: string[] = []
 for (const [key, title, load, show] of sets) if (wanted.has(key)) misses.push(...(await report(title, load(), show)))

@@ -33,6 +33,27 @@ describe('price table', () => {
     expect(findPrice(table, ['openai', 'anthropic'], 'claude-sonnet-4-20250514', at('2025-09-01'))).toMatchObject({ provider: 'anthropic' })
     expect(findPrice(table, ['openai'], 'claude-sonnet-4', at('2025-09-01'))).toBeNull()
   })
+
+  it('answers repeated lookups from its memo exactly as the first time, per UTC day, providers and table', () => {
+    // The first and last millisecond of the day gpt-4o's second price took effect, and the day before.
+    const dayStart = Date.parse('2024-10-02T00:00:00Z')
+    for (let pass = 0; pass < 2; pass++) {
+      expect(findPrice(table, ['openai'], 'gpt-4o', dayStart - 1)).toMatchObject({ input: 5 })
+      expect(findPrice(table, ['openai'], 'gpt-4o', dayStart)).toMatchObject({ input: 2.5 })
+      expect(findPrice(table, ['openai'], 'gpt-4o', dayStart + 86_400_000 - 1)).toMatchObject({ input: 2.5 })
+      expect(findPrice(table, ['azure', 'openai'], 'gpt-4o', dayStart)).toMatchObject({ provider: 'azure' })
+      expect(findPrice(table, ['openai', 'azure'], 'gpt-4o', dayStart)).toMatchObject({ provider: 'openai' })
+    }
+    // Another table (another version) is looked up afresh, not answered from this one's memo.
+    const other: PriceTable = { version: 'other', currency: 'USD', entries: [{ provider: 'openai', model: 'gpt-4o', effective_from: '2020-01-01', input: 1, output: 1 }] }
+    expect(findPrice(other, ['openai'], 'gpt-4o', dayStart)).toMatchObject({ input: 1 })
+  })
+
+  it('keeps answering right past its memo bound (many distinct client-chosen model names)', () => {
+    for (let i = 0; i < 25_000; i++) findPrice(table, ['openai'], `gpt-4o-custom-${i}`, at('2025-09-01'))
+    expect(findPrice(table, ['openai'], 'gpt-4o-mini', at('2025-09-01'))).toMatchObject({ input: 0.15 })
+    expect(findPrice(table, ['openai'], 'gpt-4o-custom-3', at('2025-09-01'))).toMatchObject({ model: 'gpt-4o*' })
+  })
 })
 
 describe('priceTokens', () => {

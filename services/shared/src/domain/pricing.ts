@@ -72,7 +72,31 @@ const matches = (pattern: string, model: string) => {
 /** More literal characters = more specific. */
 const specificity = (pattern: string) => pattern.replace(/\*/g, '').length
 
+const MS_PER_DAY = 86_400_000
+/** Distinct (providers, model, day) lookups kept per table; models are client-chosen strings, so the memo is bounded. */
+const MEMO_MAX = 10_000
+const memo = new WeakMap<PriceTable, Map<string, PriceEntry | null>>()
+
+/**
+ * The entry in force for a model on a day. Memoized per table (a table is a
+ * version, never changed once loaded) by providers, model and day: the lookup
+ * compiles a pattern per entry, and an agent's spans name a handful of models, so
+ * nearly every span of the hot path is a map hit.
+ */
 export function findPrice(table: PriceTable, providers: string[], model: string, atMs: number): PriceEntry | null {
+  let cache = memo.get(table)
+  if (!cache) memo.set(table, (cache = new Map()))
+  const key = `${Math.floor(atMs / MS_PER_DAY)}\u0000${model}\u0000${providers.join('\u0000')}`
+  let entry = cache.get(key)
+  if (entry === undefined) {
+    entry = lookupPrice(table, providers, model, atMs)
+    if (cache.size >= MEMO_MAX) cache.clear()
+    cache.set(key, entry)
+  }
+  return entry
+}
+
+function lookupPrice(table: PriceTable, providers: string[], model: string, atMs: number): PriceEntry | null {
   const m = model.toLowerCase()
   const day = new Date(atMs).toISOString().slice(0, 10)
   for (const provider of providers) {

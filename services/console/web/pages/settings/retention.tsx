@@ -21,17 +21,17 @@ export function RetentionPage() {
   const { org, ws } = useWorkspace()
   const base = apiWs(org.org_slug, ws.slug)
   const res = useApi<Retention>(`${base}/retention`)
-  const [choice, setChoice] = useState<RetentionChoice>('default')
+  // What the user picked; until then the saved window. Not reset from a reload, which
+  // lands after a save and must not undo a choice made in the meantime.
+  const [picked, setChoice] = useState<RetentionChoice | null>(null)
   const [preview, setPreview] = useState<RetentionPreview | null>(null)
   const step = useAction()
   const r = res.data
-  useEffect(() => {
-    if (r) setChoice(r.enabled ? r.hours : 'default')
-  }, [r])
-  useEffect(() => setPreview(null), [choice])
+  useEffect(() => setPreview(null), [picked])
 
   if (res.error) return <ErrorMessage error={res.error} onRetry={res.reload} />
   if (!r) return <Loading />
+  const choice: RetentionChoice = picked ?? (r.enabled ? r.hours : 'default')
   const plan = retentionPlan(r, choice)
 
   const put = async (token?: string) => {
