@@ -1,6 +1,6 @@
 /** A rule's forbidden act: its verbs, the kinds they name, and the pieces the sentence model compares. */
 import { describe, expect, it } from 'vitest'
-import { actParts, actVerbs, ruleActs } from './acts.js'
+import { actParts, actVerbs, propositionOf, ruleActs } from './acts.js'
 
 describe('forbidden acts', () => {
   it('reads kinds from the verbs, not from words of the object', () => {
@@ -12,6 +12,13 @@ describe('forbidden acts', () => {
     // A generic verb takes its kind from its object.
     expect([...ruleActs('give medical dosage advice')]).toContain('recommend')
     expect(ruleActs('negotiate pay outside the band').size).toBe(0) // left to the sentence model
+  })
+
+  it('reads what a rule forbids saying, and telling someone that as no advice', () => {
+    expect(propositionOf('tell customers that discoloured or smelly water is safe to drink')).toBe('discoloured or smelly water is safe to drink')
+    expect(propositionOf('tell them to leave the building')).toBeNull()
+    expect([...ruleActs('tell customers that discoloured water is safe to drink')]).not.toContain('recommend')
+    expect([...ruleActs('tell them to leave the building')]).toContain('recommend')
   })
 
   it('names its verbs, coordinated ones included', () => {

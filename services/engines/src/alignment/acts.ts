@@ -125,6 +125,18 @@ export function actParts(act: string): string[] {
   return [...out].filter((x) => x.length > 2).slice(0, MAX_PARTS)
 }
 
+const SAYING = /^(?:\w+ly\s+)?(?:tell|say|state|suggest|imply|claim|confirm|indicate|promise|guarantee|assure|advise|inform)\w*\s+(?:(?:\w+|\w+'s?)\s+){0,3}?(?:that|whether)\s+(.{8,})$/i
+
+/**
+ * What a rule forbids saying, when it forbids saying something ("tell customers that
+ * discoloured water is safe to drink" → "discoloured water is safe to drink"): a
+ * sentence that states it breaks the rule (judge.ts, PROPOSITION_TOPIC).
+ */
+export function propositionOf(phrase: string): string | null {
+  const m = SAYING.exec(phrase.trim())
+  return m ? m[1]!.replace(/[\s.;:]+$/, '') : null
+}
+
 /**
  * The kinds of act a rule forbids, from the verbs of its act; a verb followed by
  * "that" states something ("suggest that the other driver was at fault"). For a
@@ -139,6 +151,8 @@ export function ruleActs(act: string, restriction = false): Set<ActKind> {
         if (!re.test(slot)) continue
         if (kind === 'refer_out' && !/^(?:link|redirect)/.test(slot) && !OUTSIDE.test(act)) continue
         if (kind === 'characterize' && !/^(?:stereotyp|profil)/.test(slot) && !PEOPLE.test(act)) continue
+        // "Tell customers that ..." states something; "tell them to ..." advises.
+        if (kind === 'recommend' && /^tell/.test(slot) && propositionOf(act) !== null) continue
         kinds.add(kind)
       }
   }

@@ -11,6 +11,7 @@ describe('sentence cues', () => {
     expect(kinds('Claims like these are usually settled in a month.').promise).toBe('weak')
     expect(kinds("You'll receive the itemised result by email.").promise).toBeUndefined()
     expect(kinds("Past performance doesn't guarantee future results.").promise).toBeUndefined()
+    expect(kinds('Keep the receipts, nobody will question it.').promise).toBe('strong')
   })
 
   it('reads advice: modals and played-down imperatives strong, plain imperatives weak', () => {
@@ -26,6 +27,7 @@ describe('sentence cues', () => {
     expect(kinds('What city are you in?').solicit).toBe('weak')
     expect(kinds("What's your email address?").solicit).toBe('strong')
     expect(kinds('The office opens at nine.').solicit).toBeUndefined()
+    expect(kinds('Please type the 6-digit code we just texted you into this chat.').solicit).toBe('strong')
   })
 
   it('reads disclosure, transactions and disparagement', () => {
@@ -38,6 +40,7 @@ describe('sentence cues', () => {
 
   it('reads estimates: an approximate figure strong, a figure weak, a figure the policy states none', () => {
     expect(kinds('Flights usually run around 900 dollars.').estimate).toBe('strong')
+    expect(kinds('The annual plan will save you at least 200 a year.').estimate).toBe('strong')
     expect(kinds('The fee is $45 per adult.').estimate).toBe('weak')
     expect(kinds('The fee is $45 per adult.', 'The application fee is $45 per adult.').estimate).toBeUndefined()
   })
@@ -54,6 +57,7 @@ describe('sentence cues', () => {
     expect(DEFERS.test('The deposit is assessed after the move-out inspection.')).toBe(true)
     expect(DEFERS.test("I've passed your request to our customer team.")).toBe(true)
     expect(DEFERS.test("I can't see them turning you down.")).toBe(false)
+    expect(DEFERS.test('The disputes team will investigate and reply by email.')).toBe(true)
   })
 
   it('reads what a sentence says will happen', () => {

@@ -130,14 +130,14 @@ export async function alignOutput(
     return { rules, quoted, allowed }
   })
   // Semantic mode: every sentence against every distinct piece of its candidate rules' acts, in one embedding call.
-  const parts = [...new Set(candidates.flatMap((c) => [...c.allowed, ...c.rules.flatMap((r) => (r.modality === 'prohibition' || r.modality === 'restriction' ? r.parts : []))]))]
+  const parts = [...new Set(candidates.flatMap((c) => [...c.allowed, ...c.rules.flatMap((r) => (r.modality === 'prohibition' || r.modality === 'restriction' ? [...r.parts, ...r.propositions] : []))]))]
   const sims = embedder ? await similarityMatrix(embedder, sents, parts) : null
   const kinds = embedder ? await forbiddenKinds(embedder, candidates.flatMap((c) => c.rules)) : null
   const partIndex = new Map(parts.map((a, i) => [a, i]))
   sents.forEach((sentence, i) => {
     const { rules, quoted } = candidates[i]!
     const allowed = Math.max(0, ...candidates[i]!.allowed.map((a) => sims?.[i]![partIndex.get(a)!] ?? 0))
-    const views = sims && kinds ? rules.map((r) => ({ allowed, parts: r.parts.map((p) => ({ part: p, topic: sims[i]![partIndex.get(p)!]!, kinds: kinds.get(p) ?? new Set<ActKind>() })) })) : undefined
+    const views = sims && kinds ? rules.map((r) => ({ allowed, propositions: r.propositions.map((p) => ({ text: p, topic: sims[i]![partIndex.get(p)!]! })), parts: r.parts.map((p) => ({ part: p, topic: sims[i]![partIndex.get(p)!]!, kinds: kinds.get(p) ?? new Set<ActKind>() })) })) : undefined
     const m = judgeAgainst(sentence, rules, quoted, views)
     if (!m) return
     flags.push({

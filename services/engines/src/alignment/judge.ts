@@ -24,6 +24,8 @@ export const TOPIC_FLOOR = 0.18
 const TOPIC_FULL = 0.55
 /** Semantic mode: the cosine from which a weak cue of the act (an imperative, "will", a question) on the rule's subject is a flag. */
 export const WEAK_TOPIC = 0.3
+/** Semantic mode: the cosine from which a sentence states what a rule forbids saying (its proposition). */
+const PROPOSITION_TOPIC = 0.5
 /** Semantic mode: the cosine at which a figure stated without a restriction's required form is on its subject. */
 const FORM_TOPIC = 0.3
 /** Semantic mode: the cosine below which the lexical judge's concepts are off the rule's subject (unclear at most). */
@@ -97,6 +99,8 @@ export interface SemanticView {
   parts: Array<{ part: string; topic: number; kinds: ReadonlySet<ActKind> }>
   /** The sentence's cosine to the nearest thing the policy requires or allows ("may send the application link"). */
   allowed: number
+  /** The sentence's cosine to each thing the rule forbids saying (rule.propositions). */
+  propositions: Array<{ text: string; topic: number }>
 }
 
 /**
@@ -150,6 +154,8 @@ export function judgeSentence(sentence: string, rule: Rule, quoted: string, sema
 export interface SentenceReading {
   /** Every clause refuses, defers or hands over (cues.ts DEFERS): nothing else is read. */
   deferred: boolean
+  /** Some clause refuses, defers or hands over: only strong cues of the others count. */
+  qualified: boolean
   /** The acts of the clauses that do not. */
   performed: SentenceActs
   /** Its figures are given as a source's (cues.ts attributed). */
@@ -163,7 +169,7 @@ function readSentence(sentence: string, quoted: string): SentenceReading {
   const performed = sentenceActs(own.join('; '), quoted)
   // Beside a refusal or a hand-over only the act itself counts ("..., but I can send them a message" is no disclosure).
   if (own.length < clauses.length) for (const [k, v] of performed) if (v === 'weak') performed.delete(k)
-  return { deferred: own.length === 0, performed, sourced: attributed(sentence), future: own.length < clauses.length ? [] : futurePredicates(sentence) }
+  return { deferred: own.length === 0, qualified: own.length < clauses.length, performed, sourced: attributed(sentence), future: own.length < clauses.length ? [] : futurePredicates(sentence) }
 }
 
 /** Confidence rising from UNCLEAR_BELOW at `floor` to 0.95 at TOPIC_FULL. */
@@ -177,7 +183,7 @@ const rising = (topic: number, floor: number) => UNCLEAR_BELOW + (0.95 - UNCLEAR
  * that gives its figure or fact as its source's (ATTRIBUTED) is quoting, not
  * asserting, when the rule names a source: weak cues do not count then.
  */
-function semanticMatch(sentence: string, rule: Rule, quoted: string, { parts, allowed }: SemanticView, { performed, sourced, future }: SentenceReading): { semanticConfidence: number; acts: string[] } {
+function semanticMatch(sentence: string, rule: Rule, quoted: string, { parts, allowed, propositions }: SemanticView, { performed, sourced, future, qualified }: SentenceReading): { semanticConfidence: number; acts: string[] } {
   const acts = new Set<string>()
   const inForm = rule.requiredForm.length > 0 && rule.limitDays === null && rule.limitAmount === null && hasForm(sentence, rule)
   let confidence = 0
@@ -204,6 +210,12 @@ function semanticMatch(sentence: string, rule: Rule, quoted: string, { parts, al
       confidence = Math.max(confidence, rising(topic, floor))
     }
   }
+  // Saying what the rule forbids saying: close to it, stated (not asked, not quoted from a source, not beside a refusal), and not denied.
+  for (const p of propositions)
+    if (!qualified && !sourced && p.topic >= PROPOSITION_TOPIC && !/\?\s*$/.test(sentence) && !deniesAny(sentence, partWords(p.text))) {
+      acts.add('assert')
+      confidence = Math.max(confidence, rising(p.topic, PROPOSITION_TOPIC))
+    }
   const topic = parts[0]?.topic ?? 0
   if (!sourced && topic >= FORM_TOPIC && figureWithoutForm(sentence, rule, quoted)) {
     acts.add('unformed_figure')
@@ -211,6 +223,13 @@ function semanticMatch(sentence: string, rule: Rule, quoted: string, { parts, al
   }
   if (confidence === 0 && topic >= TOPIC_ALONE) confidence = 0.5
   return { semanticConfidence: confidence, acts: [...acts] }
+}
+
+/** The sentence negates one of these words ("don't drink it" against "water is safe to drink"). */
+function deniesAny(sentence: string, words: Set<string>): boolean {
+  for (const m of sentence.matchAll(/\b(?:not|never|no|n't|don't|doesn't|didn't|won't|isn't|aren't|can't|cannot|shouldn't)\s+((?:[\w'-]+\s+){0,2}[\w'-]+)/gi))
+    if (normalisedWords(m[1]!).some((w) => words.has(w))) return true
+  return false
 }
 
 /** What a transaction gives: a promise of one of these is broken by doing it. */

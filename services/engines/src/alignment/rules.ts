@@ -17,7 +17,7 @@
  *   limit is a violation.
  */
 import { sentences, stem } from '../reliability/text.js'
-import { actParts } from './acts.js'
+import { actParts, propositionOf } from './acts.js'
 import { normalisedWords } from './embed.js'
 
 export type Modality = 'prohibition' | 'restriction' | 'obligation' | 'permission'
@@ -39,6 +39,8 @@ export interface Rule {
   act: string
   /** The act in the pieces the sentence model compares (acts.ts actParts); the act first. */
   parts: string[]
+  /** What the rule forbids saying, if it forbids saying something (acts.ts propositionOf). */
+  propositions: string[]
   /** An upper bound of time in days, when the clause has one. */
   limitDays: number | null
   /**
@@ -166,6 +168,8 @@ export function allowedStatements(text: string): string[] {
     .filter((c) => c.split(/\s+/).length >= 4 && !/^(?:prohibition|restriction)$/.test(modalityOf(c)?.modality ?? ''))
 }
 
+const propositionsOf = (parts: string[]) => [...new Set(parts.map(propositionOf).filter((p): p is string => p !== null))]
+
 /** The rules stated in a passage (or the description). */
 export function extractRules(text: string, source: string, chunkIndex = -1): Rule[] {
   const rules: Rule[] = []
@@ -189,7 +193,7 @@ export function extractRules(text: string, source: string, chunkIndex = -1): Rul
       const act = m.modality === 'restriction' ? '' : c.slice(m.cueEnd).replace(/\s+/g, ' ').replace(/^[\s,:;-]+|[\s.;:]+$/g, '')
       const own = moneyLimits(c)
       const limitAmount = own.length === 1 ? own[0]! : own.length === 0 && passageLimits.length === 1 ? passageLimits[0]! : null
-      rules.push({ text: c.replace(/\s+/g, ' '), source, chunk_index: chunkIndex, modality: m.modality, severity: m.severity, object, head: after[0] ?? '', act: act || c, parts: act ? actParts(act) : [c], limitDays, limitAmount, approvedSource: m.modality === 'restriction' ? approvedSourceOf(c) : [], requiredForm: m.modality === 'restriction' ? requiredFormOf(c) : [], exception: EXCEPTION.exec(c.slice(m.cueEnd))?.[0] ?? '' })
+      rules.push({ text: c.replace(/\s+/g, ' '), source, chunk_index: chunkIndex, modality: m.modality, severity: m.severity, object, head: after[0] ?? '', act: act || c, parts: act ? actParts(act) : [c], propositions: m.modality === 'prohibition' && act ? propositionsOf(actParts(act)) : [], limitDays, limitAmount, approvedSource: m.modality === 'restriction' ? approvedSourceOf(c) : [], requiredForm: m.modality === 'restriction' ? requiredFormOf(c) : [], exception: EXCEPTION.exec(c.slice(m.cueEnd))?.[0] ?? '' })
     }
   }
   return rules
