@@ -1,6 +1,6 @@
 /** The act cues of output sentences: grammar and closed word classes, strong or weak, negation and sources. */
 import { describe, expect, it } from 'vitest'
-import { attributed, DEFERS, futurePredicates, sentenceActs } from './cues.js'
+import { attributed, DEFERS, futurePredicates, promisedTime, sentenceActs } from './cues.js'
 
 const kinds = (s: string, quoted = '') => Object.fromEntries(sentenceActs(s, quoted))
 
@@ -58,6 +58,14 @@ describe('sentence cues', () => {
     expect(DEFERS.test("I've passed your request to our customer team.")).toBe(true)
     expect(DEFERS.test("I can't see them turning you down.")).toBe(false)
     expect(DEFERS.test('The disputes team will investigate and reply by email.')).toBe(true)
+  })
+
+  it('reads when a sentence says something will happen', () => {
+    expect(promisedTime("The crew is on site, so you'll have water again within two hours.")).toBe(true)
+    expect(promisedTime("It'll be with you tomorrow morning.")).toBe(true)
+    expect(promisedTime('Our engineers should have it sorted within the hour.')).toBe(true)
+    expect(promisedTime("You'll receive the itemised result by email.")).toBe(false)
+    expect(promisedTime('Tracking shows delivery on Thursday.')).toBe(false)
   })
 
   it('reads what a sentence says will happen', () => {

@@ -28,6 +28,22 @@ export function futurePredicates(sentence: string): string[] {
     out.push(...normalisedWords(m[1]!).filter((w) => !/^(?:be|get|have|not|definit|certainli|sure|probabl|easili|also|just)$/.test(w)))
   return out
 }
+
+const DAY = '(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tonight|tomorrow|noon|midday|the end of (?:the )?(?:day|week|month)|this (?:morning|afternoon|evening)|\\d)'
+const DEADLINE = new RegExp(
+  String.raw`\b(?:will|'ll|is going to|are going to|should (?:have|be|get))\b[^.;?]{0,60}?\b(?:within (?:the next )?(?:\w+ ){0,2}(?:minutes?|hours?|days?|weeks?)|by ${DAY}|before ${DAY}|(?:tomorrow|tonight|today|this (?:afternoon|evening|morning|week))\b|in (?:an? |\d+ |\w+ )(?:minutes?|hours?|days?|weeks?))`,
+  'i',
+)
+
+/**
+ * The sentence says when something will happen ("you'll have water again within two
+ * hours", "it'll be with you tomorrow morning", "will be back in your account by
+ * Friday"): a future predicate with a deadline. judge.ts reads it as a promise of a time.
+ */
+export function promisedTime(sentence: string): boolean {
+  return DEADLINE.test(sentence)
+}
+
 export type SentenceActs = Map<ActKind, Strength>
 
 /** Certainty about an outcome: a promise, and a strong assertion. */

@@ -7,7 +7,7 @@
  */
 import { analyze, stem } from '../reliability/text.js'
 import type { ActKind } from './acts.js'
-import { attributed, DEFERRAL_CLAUSES, DEFERS, futurePredicates, sentenceActs, type SentenceActs } from './cues.js'
+import { attributed, DEFERRAL_CLAUSES, DEFERS, futurePredicates, promisedTime, sentenceActs, type SentenceActs } from './cues.js'
 import { amounts, durationsInDays, type Rule, type Severity } from './rules.js'
 import { normalisedWords } from './embed.js'
 
@@ -161,6 +161,8 @@ export interface SentenceReading {
   /** Its figures are given as a source's (cues.ts attributed). */
   sourced: boolean
   future: string[]
+  /** It says when something will happen (cues.ts promisedTime). */
+  timed: boolean
 }
 
 function readSentence(sentence: string, quoted: string): SentenceReading {
@@ -169,7 +171,8 @@ function readSentence(sentence: string, quoted: string): SentenceReading {
   const performed = sentenceActs(own.join('; '), quoted)
   // Beside a refusal or a hand-over only the act itself counts ("..., but I can send them a message" is no disclosure).
   if (own.length < clauses.length) for (const [k, v] of performed) if (v === 'weak') performed.delete(k)
-  return { deferred: own.length === 0, qualified: own.length < clauses.length, performed, sourced: attributed(sentence), future: own.length < clauses.length ? [] : futurePredicates(sentence) }
+  const qualified = own.length < clauses.length
+  return { deferred: own.length === 0, qualified, performed, sourced: attributed(sentence), future: qualified ? [] : futurePredicates(sentence), timed: !qualified && promisedTime(sentence) }
 }
 
 /** Confidence rising from UNCLEAR_BELOW at `floor` to 0.95 at TOPIC_FULL. */
@@ -183,7 +186,7 @@ const rising = (topic: number, floor: number) => UNCLEAR_BELOW + (0.95 - UNCLEAR
  * that gives its figure or fact as its source's (ATTRIBUTED) is quoting, not
  * asserting, when the rule names a source: weak cues do not count then.
  */
-function semanticMatch(sentence: string, rule: Rule, quoted: string, { parts, allowed, propositions }: SemanticView, { performed, sourced, future, qualified }: SentenceReading): { semanticConfidence: number; acts: string[] } {
+function semanticMatch(sentence: string, rule: Rule, quoted: string, { parts, allowed, propositions }: SemanticView, { performed, sourced, future, qualified, timed }: SentenceReading): { semanticConfidence: number; acts: string[] } {
   const acts = new Set<string>()
   const inForm = rule.requiredForm.length > 0 && rule.limitDays === null && rule.limitAmount === null && hasForm(sentence, rule)
   let confidence = 0
@@ -196,6 +199,8 @@ function semanticMatch(sentence: string, rule: Rule, quoted: string, { parts, al
       if (k === 'promise' && !strength && !sourced && performed.get('estimate') === 'strong' && FIGURE_NOUN.test(part)) strength = 'strong'
       // Saying the very outcome a rule forbids promising ("the warranty will cover it" against "say that a repair is covered").
       if (k === 'promise' && !strength && future.some((w) => partWords(part).has(w))) strength = 'strong'
+      // Saying when it will happen ("you'll have water again within two hours") against a promise or an estimate of a time.
+      if ((k === 'promise' || k === 'estimate') && strength !== 'strong' && !sourced && timed && TIME_OBJECT.test(part)) strength = 'strong'
       if (!strength) continue
       // A figure given as its source's is quoted, not estimated; any weak cue then is the source's.
       if (sourced && (strength === 'weak' || k === 'estimate')) continue
@@ -232,6 +237,8 @@ function deniesAny(sentence: string, words: Set<string>): boolean {
   return false
 }
 
+/** What a promise of a time is about. */
+const TIME_OBJECT = /\b(?:when|times?|dates?|delivery|deliver\w*|arriv\w*|restor\w*|timelines?|timescales?|how (?:long|soon)|earlier|sooner|eta|turnaround|dispatch\w*)\b/i
 /** What a transaction gives: a promise of one of these is broken by doing it. */
 const TRANSACTION_OBJECT = /\b(?:refunds?|credits?|upgrades?|discounts?|compensation|vouchers?|waivers?|waive|bookings?|payments?|payouts?|money|amounts?|fees?|reimburse\w*|rebook\w*|exceptions?|free)\b/i
 const partWordCache = new Map<string, Set<string>>()
