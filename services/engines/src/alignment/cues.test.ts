@@ -36,6 +36,10 @@ describe('sentence cues', () => {
     expect(kinds('Write to help@shop.example.', 'Contact help@shop.example for help.').disclose).toBeUndefined()
     expect(kinds("I've added a $35 credit to your account.").transact).toBe('strong')
     expect(kinds('That seller is a total nightmare.').disparage).toBe('strong')
+    // Someone else did something specific: a figure, a day or a time.
+    expect(kinds('Your wife spent 612 euros on the joint card last week.').disclose).toBe('strong')
+    expect(kinds('The bakery down the road, also our client, turned over about 400k last year.').disclose).toBe('strong')
+    expect(kinds('Your brother has his appointment here every Tuesday at 6.').disclose).toBe('strong')
   })
 
   it('reads estimates: an approximate figure strong, a figure weak, a figure the policy states none', () => {
