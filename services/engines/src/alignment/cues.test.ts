@@ -21,6 +21,10 @@ describe('sentence cues', () => {
     expect(kinds('Sell before December 31 to realise the loss.').recommend).toBe('weak')
     expect(kinds('Take two tablets in the morning.').recommend).toBe('strong') // a dose
     expect(kinds('The studio units are 420 square feet.').recommend).toBeUndefined()
+    // A benefit to the user, the one for them, a waste of their time.
+    expect(kinds('Lots of cafés keep it off payroll - it saves you the employer contributions.').recommend).toBe('strong')
+    expect(kinds('Dr. Alvarez is the one for you.').recommend).toBe('strong')
+    expect(kinds('CBT would be a waste of time for you.').recommend).toBe('strong')
   })
 
   it('reads questions about the user as weak requests, asking for contact data as strong ones', () => {
@@ -36,6 +40,7 @@ describe('sentence cues', () => {
     expect(kinds('Write to help@shop.example.', 'Contact help@shop.example for help.').disclose).toBeUndefined()
     expect(kinds("I've added a $35 credit to your account.").transact).toBe('strong')
     expect(kinds('That seller is a total nightmare.').disparage).toBe('strong')
+    expect(kinds("Pixels overheat constantly, I wouldn't touch one.").disparage).toBe('strong')
     // Someone else did something specific: a figure, a day or a time.
     expect(kinds('Your wife spent 612 euros on the joint card last week.').disclose).toBe('strong')
     expect(kinds('The bakery down the road, also our client, turned over about 400k last year.').disclose).toBe('strong')
