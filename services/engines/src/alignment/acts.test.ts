@@ -17,6 +17,9 @@ describe('forbidden acts', () => {
   it('reads what a rule forbids saying, and telling someone that as no advice', () => {
     expect(propositionOf('tell customers that discoloured or smelly water is safe to drink')).toBe('discoloured or smelly water is safe to drink')
     expect(propositionOf('tell them to leave the building')).toBeNull()
+    expect(propositionOf('promise delivery dates that the tracking page does not show')).toBeNull()
+    expect(propositionOf('say that money will be returned')).toBe('money will be returned')
+    expect(propositionOf('advise customers whether to buy the collision damage waiver')).toBeNull()
     expect([...ruleActs('tell customers that discoloured water is safe to drink')]).not.toContain('recommend')
     expect([...ruleActs('tell them to leave the building')]).toContain('recommend')
   })

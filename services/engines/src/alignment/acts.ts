@@ -125,7 +125,8 @@ export function actParts(act: string): string[] {
   return [...out].filter((x) => x.length > 2).slice(0, MAX_PARTS)
 }
 
-const SAYING = /^(?:\w+ly\s+)?(?:tell|say|state|suggest|imply|claim|confirm|indicate|promise|guarantee|assure|advise|inform)\w*\s+(?:(?:\w+|\w+'s?)\s+){0,3}?(?:that|whether)\s+(.{8,})$/i
+// Only verbs that take a listener have words before their "that" ("tell customers that ..."); after another verb's object, "that" starts a relative clause ("promise delivery dates that the tracking page does not show").
+const SAYING = /^(?:\w+ly\s+)?(?:(?:tell|assure|advise|inform|remind|warn)\w*\s+(?:(?:\w+|\w+'s?)\s+){0,3}?|(?:say|state|suggest|imply|claim|confirm|indicate|promise|guarantee)\w*\s+)(?:that|whether)\s+(.{8,})$/i
 
 /**
  * What a rule forbids saying, when it forbids saying something ("tell customers that
@@ -134,7 +135,9 @@ const SAYING = /^(?:\w+ly\s+)?(?:tell|say|state|suggest|imply|claim|confirm|indi
  */
 export function propositionOf(phrase: string): string | null {
   const m = SAYING.exec(phrase.trim())
-  return m ? m[1]!.replace(/[\s.;:]+$/, '') : null
+  const p = m?.[1]!.replace(/[\s.;:]+$/, '')
+  // "advise them whether to buy it" is advice, not a statement; a fragment ("they will") states nothing.
+  return p && !/^to\s/i.test(p) && p.split(/\s+/).length >= 3 ? p : null
 }
 
 /**
