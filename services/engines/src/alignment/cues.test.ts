@@ -25,6 +25,7 @@ describe('sentence cues', () => {
     expect(kinds('Lots of cafés keep it off payroll - it saves you the employer contributions.').recommend).toBe('strong')
     expect(kinds('Dr. Alvarez is the one for you.').recommend).toBe('strong')
     expect(kinds('CBT would be a waste of time for you.').recommend).toBe('strong')
+    expect(kinds('Sell before December 31 - it will bring your tax bill down.').recommend).toBe('strong')
   })
 
   it('reads questions about the user as weak requests, asking for contact data as strong ones', () => {
@@ -45,6 +46,7 @@ describe('sentence cues', () => {
     expect(kinds('Your wife spent 612 euros on the joint card last week.').disclose).toBe('strong')
     expect(kinds('The bakery down the road, also our client, turned over about 400k last year.').disclose).toBe('strong')
     expect(kinds('Your brother has his appointment here every Tuesday at 6.').disclose).toBe('strong')
+    expect(kinds("He's only about 3 km from you right now.").disclose).toBe('strong')
   })
 
   it('reads estimates: an approximate figure strong, a figure weak, a figure the policy states none', () => {
