@@ -98,6 +98,8 @@ interface Scope {
   currency?: string
   /** Units an object around this one gives per key ("units": {"snow": "cm"}). */
   units?: Record<string, string>
+  /** The unit the object around gives all its values ("unit": "degC"), for a series it holds. */
+  unit?: string
 }
 
 const isCurrency = (v: unknown): v is string => typeof v === 'string' && /^[A-Z]{3}$/.test(v)
@@ -155,9 +157,27 @@ function numberValue(key: string, v: number, parent: string, scope: Scope, objec
   let unit = KEY_UNITS[last] && !(KEY_UNITS[prev] && prev !== 'in') ? KEY_UNITS[last] : words.filter((w) => INNER_UNITS.has(w)).map((w) => KEY_UNITS[w]).find(Boolean)
   if (!unit && /percent|pct|percentage/.test(key)) unit = '%'
   if (!unit && objectUnit && /^(?:value|amount|result|level|reading|min|max|low|high|limit|target|average|avg|mean)$/i.test(last)) unit = objectUnit
-  if (!unit && scope.units?.[key]) unit = scope.units[key]
+  if (!unit) unit = unitFromScope(key, scope)
+  // A unit as a key would spell it ("C", "degC", "km") reads as its symbol.
+  if (unit) unit = KEY_UNITS[unit.toLowerCase()] ?? unit
   const text = unit ? `${v} ${unit}` : String(v)
   return { text, quantities: quantities(text) }
+}
+
+/** Keys that hold a reading of a dimension a units map may name instead of the key ("units": {"temperature": "C"} for "high"). */
+const DIMENSION_KEYS: Record<string, RegExp> = {
+  temperature: /^(?:high|low|min|max|avg|mean|temp|feels like|dew point)$/,
+  temp: /^(?:high|low|min|max|avg|mean|feels like|dew point)$/,
+}
+
+/** The unit a units map around the value gives its key, or the dimension its key reads. */
+function unitFromScope(key: string, scope: Scope): string | undefined {
+  const units = scope.units
+  if (units?.[key]) return units[key]
+  const words = keyWords(key).join(' ')
+  for (const [dim, re] of Object.entries(DIMENSION_KEYS)) if (units?.[dim] && re.test(words)) return units[dim]
+  // A series keyed by years or dates ("recent": {"2024": 0.72}) is in the unit of the object holding it.
+  return /^\d{4}(?:-\d{2}){0,2}$/.test(key) ? scope.unit : undefined
 }
 
 /** What names an object: its name-like fields, else (an item of a list) its first short text field. */
@@ -213,6 +233,7 @@ function walkObject(w: Walk, o: Record<string, unknown>, path: string[], owners:
     units: o.units && typeof o.units === 'object' && !Array.isArray(o.units) ? { ...outer.units, ...(o.units as Record<string, string>) } : outer.units,
   }
   const objectUnit = typeof o.unit === 'string' && o.unit.length <= 12 ? o.unit : undefined
+  scope.unit = objectUnit ?? outer.unit
   const parentKey = path[path.length - 1] ?? ''
   const parent = parentKey && !GENERIC_PARENTS.test(parentKey) ? keyWords(parentKey).join(' ') : ''
   const made: Fact[] = []

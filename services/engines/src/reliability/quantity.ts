@@ -164,6 +164,8 @@ const validDate = (m: number, d: number) => m >= 1 && m <= 12 && d >= 1 && d <= 
 
 /** Number words and numerals: "4,200", "0.79", ".5", "twenty-five", "a dozen". */
 const NUM = '(\\d{1,3}(?:,\\d{3})+(?:\\.\\d+)?|\\d+(?:\\.\\d+)?|\\.\\d+)'
+/** A temperature's sign: a minus (or U+2212) that starts a number, not the dash of a range or a date ("4.0-5.6 °C"). */
+const SIGNED = `(?<![\\w.])[-−]?(?:${NUM.slice(1, -1)})`
 const WORDNUM = '(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|a dozen|dozen|half an?)'
 const UNIT_ALT = Object.keys(UNITS)
   .filter((u) => u !== '"')
@@ -281,9 +283,9 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
   },
   // °C / °F and "degrees Fahrenheit"
   {
-    re: new RegExp(`(-?${NUM.slice(1, -1)})\\s?(?:°|º|degrees?)\\s?(c|f|celsius|fahrenheit)?\\b|(-?${NUM.slice(1, -1)})\\s?(?:to|-|–)\\s?(?=-?\\d+(?:\\.\\d+)?\\s?(?:°|º))`, 'gi'),
+    re: new RegExp(`(${SIGNED})\\s?(?:°|º|degrees?)\\s?(c|f|celsius|fahrenheit)?\\b|(${SIGNED})\\s?(?:to|-|–)\\s?(?=[-−]?\\d+(?:\\.\\d+)?\\s?(?:°|º))`, 'gi'),
     read: (m) => {
-      const raw = m[1] ?? m[3]!
+      const raw = (m[1] ?? m[3]!).replace('−', '-')
       const f = /^f/i.test(m[2] ?? '')
       const v = Number(raw.replace(/,/g, ''))
       const value = f ? ((v - 32) * 5) / 9 : v
