@@ -15,7 +15,7 @@ import type { TraceView } from '../trace-view.js'
 import { splitClaims } from './claims.js'
 import { offsetsIn } from './arithmetic.js'
 import { evidenceOf, finalOutput, promptMessages } from './evidence.js'
-import { readClaim } from './match.js'
+import { dayKey, readClaim } from './match.js'
 import { normalizeWs } from './text.js'
 import { quantities } from './quantity.js'
 import { semanticScores } from './semantic.js'
@@ -23,7 +23,7 @@ import { requestStatements, statementsOf, type Statement } from './statements.js
 import { judge, type JudgeContext, type Judgement } from './support.js'
 
 /** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
-export const JUDGEMENT_VERSION = '2.1.0'
+export const JUDGEMENT_VERSION = '2.1.1'
 
 export interface TraceJudgement {
   answer: { text: string; span_id: string } | null
@@ -63,19 +63,27 @@ export function judgeContext(view: TraceView, answer: string): JudgeContext {
 }
 
 const PRONOUN = /^\s*(?:it|its|it's|they|their|they're|this|that|these|those|he|she|his|her|the same)\b/i
+/** A claim that carries on the previous one's day: "that day", "and no new snow is forecast". */
+const SAME_DAY = /\b(?:that|the same|this) (?:day|night|morning|afternoon|evening)\b|^\s*(?:and|but|so|then)\b/i
 
 /**
  * The entity each claim is about, for claims that only refer to it: "It weighs 210 g" after "The Lite is
- * lighter than the Pro" is about the Lite (the first entity the previous claim named).
+ * lighter than the Pro" is about the Lite (the first entity the previous claim named); and the day, for
+ * claims that carry on the previous one's ("Expect 6 inches of snow that day" after "Saturday, December 19 …").
  */
 function focusOf(claims: string[], statements: Statement[]): Array<Set<string>> {
   const known = new Set(statements.flatMap((s) => [...s.owner]))
   let last = new Set<string>()
+  let day: string[] = []
   return claims.map((claim) => {
-    const named = [...readClaim(claim).terms.keys()].filter((t) => known.has(t))
+    const c = readClaim(claim)
+    const named = [...c.terms.keys()].filter((t) => known.has(t))
     if (named.length) last = new Set(named.slice(0, 2))
     else if (!PRONOUN.test(claim)) last = new Set()
-    return named.length ? new Set<string>() : last
+    const days = c.quantities.filter((q) => q.dim === 'date').map(dayKey)
+    if (days.length) day = days
+    else if (!SAME_DAY.test(claim) && !PRONOUN.test(claim)) day = []
+    return new Set([...(named.length ? [] : last), ...(days.length ? [] : day)])
   })
 }
 

@@ -119,9 +119,23 @@ export function localTerms(text: string, q: Quantity): Set<string> {
   return new Set([...[...after.keys()].slice(0, 3), ...[...before.keys()].slice(-3)])
 }
 
-/** The claim names the statement's entity (by a stem that tells it from its siblings), or its focus is that entity. */
+/** A date as month and day ("#md1219"): a claim's "December 19" names the item dated 2026-12-19. */
+export function dayKey(q: Quantity): string {
+  if (!q.hasYear) return `#md${q.value}`
+  const d = new Date(q.value * 86_400_000)
+  return `#md${(d.getUTCMonth() + 1) * 100 + d.getUTCDate()}`
+}
+
+/**
+ * The claim names the statement's entity (by a stem that tells it from its siblings, or by the date that does: a
+ * forecast's day, a statement's period), or its focus is that entity.
+ */
 export function namesOwner(c: Claim, s: Statement, focus: Set<string> = new Set()): boolean {
   for (const o of s.distinct ?? s.owner) if (termIn(o, c.terms) || focus.has(o)) return true
+  if (s.dates) {
+    const days = new Set(c.quantities.filter((q) => q.dim === 'date').map(dayKey))
+    for (const d of s.dates) if (days.has(dayKey(d)) || focus.has(dayKey(d))) return true
+  }
   return false
 }
 

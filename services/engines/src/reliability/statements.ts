@@ -30,6 +30,8 @@ export interface Statement {
   distinct?: Set<string>
   /** The owner is one of several sibling objects (an array of options): a claim must name it to use it. */
   ambiguousOwner: boolean
+  /** The dates that tell a list item from its siblings ("date": "2026-12-19" of a forecast day). */
+  dates?: Quantity[]
   /** For facts in arrays: the sibling facts of the same key (for "first", "cheapest", "both"). */
   siblings?: Statement[]
   /** A request (the user's message): usable as an operand or a yardstick, never as support. */
@@ -131,8 +133,17 @@ function jsonStatements(e: Evidence, json: unknown): Statement[] {
   for (const f of facts) if (f.list) byList.set(f.list, [...(byList.get(f.list) ?? []), made.get(f)!])
   const aliases = new Map(facts.filter((f) => f.aliases).map((f) => [made.get(f)!, f.aliases!]))
   for (const items of byList.values()) distinguish(items, aliases)
+  // An item dated by a field of its own ("date": "2026-12-19") is named by that date.
+  for (const [s, names] of aliases) {
+    if (!s.ambiguousOwner) continue
+    const dates = names.filter((a) => DATE_VALUE.test(a)).flatMap((a) => quantities(a).filter((q) => q.dim === 'date' && q.hasYear))
+    if (dates.length) s.dates = dates
+  }
   return [...made.values()]
 }
+
+/** A value that is a date and nothing else ("2026-12-19", "Dec 19, 2026"). */
+const DATE_VALUE = /^(?:\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z?)?|[A-Z][a-z]{2,8}\.? \d{1,2},? \d{4}|\d{1,2} [A-Z][a-z]{2,8}\.? \d{4})$/
 
 const parseJson = (s: string): unknown => {
   const t = s.trim()
