@@ -87,6 +87,9 @@ const GENERIC = /\b(?:usually|typically|generally|normally|often|always)\b/i
 /** "Unlike the lodash one, it …": the contrasted entity is not what the claim is about. */
 const CONTRAST = /^\s*(?:unlike|compared (?:with|to)|in contrast to|as opposed to)\s+[^,]{1,60},\s*/i
 
+/** A result's field that says what became of the whole record. */
+const STATUS_KEY = /^(?:status|state|outcome|decision|verdict)$/i
+
 const round = (x: number) => Math.round(x * 1000) / 1000
 
 /** The claim names this statement's owner (or its focus does), or names no competing one. */
@@ -331,9 +334,13 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
     }
   } else {
     const s = bestStatement(c, usable, ctx.similarity)
-    const cov = s ? Math.max(alignment(c, s, ctx.similarity), pairCoverage(c, usable, s)) : 0
+    const pair = s ? pairCoverage(c, usable, s) : null
+    const cov = s ? Math.max(alignment(c, s, ctx.similarity), pair?.cov ?? 0) : 0
     if (s && cov >= SUPPORT_COVERAGE) {
-      if (deniedSegment(c, s)) return { verdict: 'contradicted', confidence: CONFIDENCE.denied, evidence: s.evidence, rule: 'denied' }
+      // A pair backs the claim only as a whole: a denial in either half ("claim id: HC-55821" + "status: denied") denies
+      // it. Of a result's fields only its status speaks for the whole record ("renews on" beside it may be stale).
+      const partner = pair && pair.cov > alignment(c, s, ctx.similarity) && (pair.s.key === undefined || STATUS_KEY.test(pair.s.key)) ? pair.s : null
+      if (deniedSegment(c, s) || (partner && deniedSegment(c, partner))) return { verdict: 'contradicted', confidence: CONFIDENCE.denied, evidence: s.evidence, rule: 'denied' }
       return { verdict: 'supported', confidence: cov >= 0.8 ? CONFIDENCE.text : CONFIDENCE.textLoose, evidence: s.evidence, rule: 'text' }
     }
     // The claim's predicate said of another entity: "Loratadine can cause marked drowsiness".
@@ -354,12 +361,12 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
 }
 
 /** A claim that joins two facts of one source ("adds CSV export and fixes a timezone bug"): coverage by the best pair. */
-function pairCoverage(c: Claim, pool: Statement[], best: Statement): number {
-  const same = pool.filter((s) => s.evidence === best.evidence && s !== best)
-  let top = 0
-  for (const s of same) {
-    const joined = new Map([...best.terms, ...s.terms])
-    top = Math.max(top, coverage(c, { ...s, terms: joined }))
+function pairCoverage(c: Claim, pool: Statement[], best: Statement): { cov: number; s: Statement } | null {
+  let top: { cov: number; s: Statement } | null = null
+  for (const s of pool) {
+    if (s.evidence !== best.evidence || s === best) continue
+    const cov = coverage(c, { ...s, terms: new Map([...best.terms, ...s.terms]) })
+    if (!top || cov > top.cov) top = { cov, s }
   }
   return top
 }
