@@ -71,7 +71,7 @@ export function splitClaims(text: string): string[] {
     if (REFERENCE_LINE.test(rawLine) || SOURCE_LINE.test(rawLine)) continue
     const line = unmark(rawLine.replace(BULLET, ''))
     if (!line) continue
-    for (const s of sentences(line)) if (asserts(s)) for (const c of clauses(s)) if (asserts(c)) out.push(c)
+    for (const s of sentences(line, true)) if (asserts(s)) for (const c of clauses(s)) if (asserts(c)) out.push(c)
   }
   return out
 }

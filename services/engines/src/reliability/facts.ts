@@ -267,7 +267,7 @@ function walkObject(w: Walk, o: Record<string, unknown>, path: string[], owners:
     const s = String(child)
     // Long strings are prose: their sentences, about the owner.
     if (s.length > 80) {
-      for (const sen of sentences(s)) made.push({ owners: here, ambiguous, attribute, predicate, parent, text: `${sen} (${here.join(' ')})`, quantities: quantities(sen), prose: true })
+      for (const sen of sentences(s, true)) made.push({ owners: here, ambiguous, attribute, predicate, parent, text: `${sen} (${here.join(' ')})`, quantities: quantities(sen), prose: true })
       continue
     }
     const status = STATUS_KEYS.test(k) ? STATUS_WORDS[s.toLowerCase()] : undefined

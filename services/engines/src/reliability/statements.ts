@@ -184,7 +184,7 @@ function textStatements(e: Evidence): Statement[] {
   const subject = headOf(e.text).head || titleOf(e.text)
   const docOwner = subject ? stems(subject) : new Set<string>()
   // Questions and requests in a message state nothing.
-  const sents = sentences(e.text).filter((s) => !(e.kind === 'message' && asks(s)))
+  const sents = sentences(e.text, true).filter((s) => !(e.kind === 'message' && asks(s)))
   const single = sents.map((s, i) => {
     // A sentence with a name of its own ("Enterprise - 3,000 requests per minute", "Dental Plus: …") is about that
     // entity; a label in sentence case or of one word ("Early withdrawal penalty: …", "Weight: …") names an attribute
@@ -218,5 +218,5 @@ export function statementsOf(evidence: Evidence[]): Statement[] {
 /** The user's own words, as yardsticks and operands ("I land at 23:10", "120 km"), never as support. */
 export function requestStatements(request: string): Statement[] {
   const e: Evidence = { span_id: '', text: request, source: null, kind: 'message' }
-  return sentences(request).map((s) => statement(e, s, new Set(), { request: true }))
+  return sentences(request, true).map((s) => statement(e, s, new Set(), { request: true }))
 }

@@ -184,11 +184,17 @@ function analyzeOnce(text: string): Analysis {
   return { terms, numbers, negations, negated }
 }
 
-/** Sentences of a passage: split at sentence ends and line breaks, abbreviations kept whole. */
-export function sentences(text: string): string[] {
+const UPPER_START = /(?<=[.!?])\s+(?=["'([]?[A-Z0-9$€£])/
+const LOWER_START = /(?<=[.!?])\s+(?=["'([]?[A-Z0-9$€£])|(?<=[a-z]{3}[.!?])\s+(?=[a-z]+\b)/
+
+/**
+ * Sentences of a passage: split at sentence ends and line breaks, abbreviations kept whole. With `lowerStarts`
+ * a sentence may also open with a lower-case name after a word's full stop ("… a known exploit. minimist 1.2.5 has …").
+ */
+export function sentences(text: string, lowerStarts = false): string[] {
   const out: string[] = []
   for (const line of text.split(/\n+/)) {
-    const parts = line.split(/(?<=[.!?])\s+(?=["'([]?[A-Z0-9$€£])/)
+    const parts = line.split(lowerStarts ? LOWER_START : UPPER_START)
     for (const p of parts) {
       const prev = out.length ? out[out.length - 1]! : ''
       // "e.g. Foo", "Dr. Smith": the split was an abbreviation, not a sentence end.
