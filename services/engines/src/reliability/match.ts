@@ -119,6 +119,17 @@ export function localTerms(text: string, q: Quantity): Set<string> {
   return new Set([...[...after.keys()].slice(0, 3), ...[...before.keys()].slice(-3)])
 }
 
+const acronyms = new Lru<Set<string>>(5000)
+/** The initials of a text's capitalised phrases ("North America" → na, "Net Promoter Score" → nps): an owner may be written so. */
+export function acronymsOf(text: string): Set<string> {
+  let hit = acronyms.get(text)
+  if (!hit) {
+    hit = new Set([...text.matchAll(/\b[A-Z][a-z]+(?:\s+(?:of\s+|and\s+)?[A-Z][a-z]+)+/g)].map((m) => m[0].split(/\s+/).filter((w) => /^[A-Z]/.test(w)).map((w) => w[0]!.toLowerCase()).join('')))
+    acronyms.set(text, hit)
+  }
+  return hit
+}
+
 /** A date as month and day ("#md1219"): a claim's "December 19" names the item dated 2026-12-19. */
 export function dayKey(q: Quantity): string {
   if (!q.hasYear) return `#md${q.value}`
@@ -131,7 +142,8 @@ export function dayKey(q: Quantity): string {
  * forecast's day, a statement's period), or its focus is that entity.
  */
 export function namesOwner(c: Claim, s: Statement, focus: Set<string> = new Set()): boolean {
-  for (const o of s.distinct ?? s.owner) if (termIn(o, c.terms) || focus.has(o)) return true
+  const initials = acronymsOf(c.text)
+  for (const o of s.distinct ?? s.owner) if (termIn(o, c.terms) || focus.has(o) || initials.has(o)) return true
   if (s.dates) {
     const days = new Set(c.quantities.filter((q) => q.dim === 'date').map(dayKey))
     for (const d of s.dates) if (days.has(dayKey(d)) || focus.has(dayKey(d))) return true

@@ -146,7 +146,8 @@ function superlative(text: string, statements: Statement[]): Relation | null {
   if (!sup) return null
   const c = readClaim(text)
   const dims = dimOf(sup[1]!)
-  let best: { s: Statement; q: Quantity; score: number } | null = null
+  let best: Array<{ s: Statement; q: Quantity }> = []
+  let bestScore = -1
   for (const s of statements) {
     if (!s.siblings || !namesOwner(c, s)) continue
     const q = s.quantities.find((x) => (dims ? dims.includes(x.dim) : x.dim !== 'date' && x.dim !== 'time'))
@@ -154,11 +155,18 @@ function superlative(text: string, statements: Statement[]): Relation | null {
     // The attribute the claim names ("lowest rate", "most sign-ups"), else the dimension the adjective measures.
     const keyTerms = [...readClaim(s.key ?? '').terms.keys()]
     const score = (keyTerms.length ? keyTerms.filter((t) => termIn(t, c.terms)).length / keyTerms.length : 0) + (dims ? 1 : 0)
-    if (!best || score > best.score) best = { s, q, score }
+    if (score > bestScore) [best, bestScore] = [[{ s, q }], score]
+    else if (score === bestScore) best.push({ s, q })
   }
-  if (!best || (!dims && best.score === 0)) return null
-  const values = best.s.siblings!.flatMap((x) => x.quantities.filter((y) => y.dim === best.q.dim).slice(0, 1)).map(norm)
-  if (values.length < 2) return null
-  const extreme = DOWN.test(sup[1]!) ? Math.min(...values) : Math.max(...values)
-  return { holds: norm(best.q) === extreme, s: best.s }
+  if (!best.length || (!dims && bestScore === 0)) return null
+  // The entity may have several rows (one per quarter): the claim holds when one of them is the extreme.
+  let read: Relation | null = null
+  for (const { s, q } of best) {
+    const values = s.siblings!.flatMap((x) => x.quantities.filter((y) => y.dim === q.dim).slice(0, 1)).map(norm)
+    if (values.length < 2) continue
+    const extreme = DOWN.test(sup[1]!) ? Math.min(...values) : Math.max(...values)
+    if (norm(q) === extreme) return { holds: true, s }
+    read ??= { holds: false, s }
+  }
+  return read
 }
