@@ -23,7 +23,7 @@ import tseslint from 'typescript-eslint'
 export default tseslint.config(
   {
     // *.tmp.* are scratch files, never committed.
-    ignores: ['**/node_modules/', '**/dist/', '**/.svc-data/', '**/.bench-data*/', '.tmp/', '**/*.tmp.*', 'deploy/'],
+    ignores: ['**/node_modules/', '**/dist/', '**/.svc-data/', '.svc-build/', '**/.bench-data*/', '.tmp/', '**/*.tmp.*', 'deploy/'],
   },
   js.configs.recommended,
   // The syntactic set: no-explicit-any, no-unused-vars, no-this-alias, ...

@@ -15,17 +15,26 @@ export function freePort(): Promise<number> {
   })
 }
 
-/** Runs `pnpm start`'s entry (the all-in-one process) as a child, as an operator would. */
+/** Runs the all-in-one process from its TypeScript (what `pnpm start` runs, without the build step) as a child. */
 export function spawnAllInOne(env: Record<string, string>): ChildProcess & { output: () => string } {
   return spawnService('services/all-in-one/src/main.ts', env)
 }
 
-/** Runs one service's entry (e.g. services/ingest/src/main.ts, as `pnpm start:ingest`) as a child. */
+/** Runs one service's entry (e.g. services/ingest/src/main.ts) from its TypeScript, as a child. */
 export function spawnService(entry: string, env: Record<string, string>): ChildProcess & { output: () => string } {
-  let output = ''
   // BENCH_NODE_ARGS: extra node flags for the service alone, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'.
   const extra = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []
-  const child = spawn(process.execPath, [...extra, '--import', 'tsx', entry], {
+  return spawnNode([...extra, '--import', 'tsx', entry], env)
+}
+
+/** Runs a service as `pnpm start` does (scripts/start.mjs: its compiled JavaScript, built first when its sources changed). */
+export function spawnCompiled(service: string, env: Record<string, string>): ChildProcess & { output: () => string } {
+  return spawnNode(['scripts/start.mjs', service], env)
+}
+
+function spawnNode(args: string[], env: Record<string, string>): ChildProcess & { output: () => string } {
+  let output = ''
+  const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

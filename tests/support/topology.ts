@@ -1,8 +1,9 @@
 /**
  * The multi-process shape of deploy/compose.yaml on this machine: each service a
  * process of its own, started through its `pnpm start:<service>` entry (the script's
- * `tsx <entry>`, run as `node --import tsx <entry>` so a signal reaches the service
- * itself), with its own environment. Processes are grouped by type, killed with
+ * `node scripts/start.mjs <service>` runs it compiled; here its TypeScript,
+ * services/<service>/src/main.ts, runs as `node --import tsx <entry>`, as the other
+ * tests do), with its own environment. Processes are grouped by type, killed with
  * SIGKILL a whole type at a time, and restarted with the same environment (ports,
  * data directory).
  */
@@ -24,13 +25,13 @@ export interface Member {
   child: Child | null
 }
 
-/** The entry `pnpm start:<type>` runs, read from package.json so the test follows the scripts. */
+/** The TypeScript entry of the service `pnpm start:<type>` runs, read from package.json so the test follows the scripts. */
 export function startEntry(type: ProcessType): string {
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
   const script = pkg.scripts[`start:${type}`]
-  const m = script ? /^tsx\s+(\S+)$/.exec(script) : null
-  if (!m) throw new Error(`package.json has no "start:${type}": "tsx <entry>" script (found ${JSON.stringify(script)})`)
-  return m[1]!
+  const m = script ? /^node scripts\/start\.mjs\s+([a-z-]+)$/.exec(script) : null
+  if (!m) throw new Error(`package.json has no "start:${type}": "node scripts/start.mjs <service>" script (found ${JSON.stringify(script)})`)
+  return `services/${m[1]!}/src/main.ts`
 }
 
 export class Topology {

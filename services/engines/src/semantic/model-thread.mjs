@@ -1,6 +1,7 @@
-// The sentence model's thread (threaded-model.ts starts it). A worker thread loads its
-// entry as plain JavaScript whatever runs the process (tsx for `pnpm start`, vitest in
-// tests), so this entry registers tsx and loads the TypeScript body.
+// The sentence model's thread (threaded-model.ts starts it) when the process runs from
+// source (tsx, vitest). A worker thread loads its entry as plain JavaScript whatever runs
+// the process, so this entry registers tsx and loads the TypeScript body. Started
+// compiled (`pnpm start`, scripts/start.mjs), the bundle has its own model-thread.mjs.
 import { register } from 'tsx/esm/api'
 
 register()

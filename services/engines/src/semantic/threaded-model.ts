@@ -18,6 +18,8 @@
  * forward pass would abort the process (see model-thread.ts), so the engines release
  * the model when they stop, before the process exits.
  */
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { Lru } from './lru.js'
 import { MODEL_DIMS, MODEL_LABEL } from './model-files.js'
@@ -39,7 +41,9 @@ interface Pending {
   reject(err: Error): void
 }
 
-const THREAD_ENTRY = new URL('./model-thread.mjs', import.meta.url)
+// The running module's own directory: here from source (model-thread.mjs loads the TypeScript through tsx), or the
+// bundle's under .svc-build/ when started compiled (scripts/start.mjs bundles the thread's body beside it under this name).
+const THREAD_ENTRY = pathToFileURL(join(import.meta.dirname, 'model-thread.mjs'))
 
 /** Starts a model thread; resolves once its model loaded (the thread's own sha256 checks included). */
 function startThread(dir: string): Promise<Worker> {
