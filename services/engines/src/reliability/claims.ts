@@ -31,9 +31,9 @@ function asserts(sentence: string): boolean {
   return a.terms.size >= 2
 }
 
-// Where one sentence joins two statements: a semicolon, a colon after a statement,
+// Where one sentence joins two statements: a semicolon, a colon after a statement (before words or figures),
 // or a comma before a coordinating conjunction.
-const CLAUSE_BREAK = /;\s+|:\s+(?=[A-Za-z])|,\s+(?=(?:and|but|while|whereas|so|although|though)\s)/g
+const CLAUSE_BREAK = /;\s+|:\s+(?=[A-Za-z0-9$€£])|,\s+(?=(?:and|but|while|whereas|so|although|though)\s)/g
 /**
  * A side must say enough on its own to be a claim: three content terms, or two
  * with a subject of its own ("It's gift-wrapped", "the parcel is insured").

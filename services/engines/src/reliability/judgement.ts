@@ -23,7 +23,7 @@ import { requestStatements, statementsOf, type Statement } from './statements.js
 import { judge, type JudgeContext, type Judgement } from './support.js'
 
 /** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
-export const JUDGEMENT_VERSION = '2.1.4'
+export const JUDGEMENT_VERSION = '2.1.5'
 
 export interface TraceJudgement {
   answer: { text: string; span_id: string } | null
@@ -63,6 +63,8 @@ export function judgeContext(view: TraceView, answer: string): JudgeContext {
 }
 
 const PRONOUN = /^\s*(?:it|its|it's|they|their|they're|this|that|these|those|he|she|his|her|the same)\b/i
+/** A claim that opens with its figures, as the side after a colon does. */
+const FIGURES_FIRST = /^\s*[\d$€£]/
 /** A claim that carries on the previous one's day: "that day", "and no new snow is forecast". */
 const SAME_DAY = /\b(?:that|the same|this) (?:day|night|morning|afternoon|evening)\b|^\s*(?:and|but|so|then)\b/i
 
@@ -79,7 +81,8 @@ function focusOf(claims: string[], statements: Statement[]): Array<Set<string>> 
     const c = readClaim(claim)
     const named = [...c.terms.keys()].filter((t) => known.has(t))
     if (named.length) last = new Set(named.slice(0, 2))
-    else if (!PRONOUN.test(claim)) last = new Set()
+    // Figures after a colon ("Marta Okafor has stepped up: 17 goals …") are the entity's before it.
+    else if (!PRONOUN.test(claim) && !FIGURES_FIRST.test(claim)) last = new Set()
     const days = c.quantities.filter((q) => q.dim === 'date').map(dayKey)
     if (days.length) day = days
     else if (!SAME_DAY.test(claim) && !PRONOUN.test(claim)) day = []
