@@ -142,6 +142,15 @@ function wordsAround(s: Statement): number {
 /** Years and other numbers that name things ("2025", "the 1951–1980 average") are no counts to compute or contradict. */
 const yearLike = (q: Quantity) => q.dim === 'count' && !q.per && Number.isInteger(q.value) && q.value >= 1800 && q.value <= 2100
 
+const MONTH_BEFORE = /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s*$/i
+/** A year the claim dates by a month ("came out in August 2026") is not the year of another month ("September 2026"). */
+function otherMonth(claim: string, q: Quantity, text: string, e: Quantity): boolean {
+  if (!yearLike(q)) return false
+  const a = MONTH_BEFORE.exec(claim.slice(Math.max(0, q.index - 12), q.index))?.[1]?.toLowerCase()
+  const b = MONTH_BEFORE.exec(text.slice(Math.max(0, e.index - 12), e.index))?.[1]?.toLowerCase()
+  return a !== undefined && b !== undefined && a !== b
+}
+
 /** Where each claim figure is backed: an equal value in a statement the claim fits, or arithmetic. */
 function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): { found: Array<Found | 'derived' | 'request' | null>; anchor: Statement | null } {
   // Operands: the evidence's figures and the user's. Sums, differences and shares only of figures on the claim's topic:
@@ -174,7 +183,7 @@ function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): { found:
         // claim's other figures were read from ("4 of the 10 shares … at $118.42": filled_qty, qty); a bound
         // ("under half an hour") only on a statement about the same thing; a figure only in its own clause's business.
         if ((q.dim === 'count' || !exact) && !figureWordsMeet(c, q, s) && cov < 0.4 && !(q.dim === 'count' && exact && tied.has(s.evidence))) continue
-        if (clauseMixup(c, q, s, e)) continue
+        if (clauseMixup(c, q, s, e) || otherMonth(c.text, q, s.text, e)) continue
         if (cov > bestCov) {
           best = { s, exact }
           bestCov = cov
