@@ -299,7 +299,10 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
   }
 
   // JSON booleans: the key is the predicate, the value its polarity.
-  const flag = flagVerdict(c, results, known, focus)
+  // A zero amount or count denies its key, which a claim stating the zero itself agrees with: "the duty rate is 0%"
+  // is judged by its figure, not denied by "duty_eur": 0.
+  const read = flagVerdict(c, results, known, focus)
+  const flag = read && (read.s.free || read.s.absent) && c.quantities.some((q) => q.value === 0) ? null : read
   if (flag?.verdict === 'contradicted') return { verdict: 'contradicted', confidence: CONFIDENCE.boolean, evidence: flag.s.evidence, rule: 'boolean-contradicted' }
   if (flag && !c.quantities.length) return { verdict: 'supported', confidence: CONFIDENCE.boolean, evidence: flag.s.evidence, rule: 'boolean-supported' }
 
