@@ -140,13 +140,15 @@ function numberValue(key: string, v: number, parent: string, scope: Scope, objec
     if (pence || currency) {
       const c = pence ? 'GBP' : currency!
       const value = pence ? v / 100 : v
-      return { text: `${pence ? `${v}p` : `${c} ${v}`} per ${after.join(' ')}`, quantities: [money(value, c, p ?? undefined)] }
+      const text = `${pence ? `${v}p` : `${c} ${v}`} per ${after.join(' ')}`
+      // A rate's figure spans its whole value, "per kg" included: no words of its own beside it.
+      return { text, quantities: [{ ...money(value, c, p ?? undefined), end: text.length }] }
     }
     const u = [...head].reverse().map((w) => KEY_UNITS[w]).find(Boolean)
     const text = `${v}${u ? ` ${u}` : ''} per ${after.join(' ')}`
     const base = u ? quantities(`${v} ${u}`)[0] : undefined
     const q: Quantity = base ?? { dim: 'count', value: v, unit: '', tol: 0, approx: false, bound: '', hasYear: true, index: 0, end: 0 }
-    return { text, quantities: p ? [{ ...q, per: p }] : [q] }
+    return { text, quantities: p ? [{ ...q, per: p, end: text.length }] : [q] }
   }
   // "late_fee_pct", "apr_percent": a percentage, whatever it is a percentage of.
   if (words.some((w) => /^(?:pct|percent|percentage)$/.test(w))) return { text: `${v}%`, quantities: quantities(`${v}%`) }

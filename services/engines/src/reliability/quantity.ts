@@ -283,13 +283,15 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
   },
   // °C / °F and "degrees Fahrenheit"
   {
-    re: new RegExp(`(${SIGNED})\\s?(?:°|º|degrees?)\\s?(c|f|celsius|fahrenheit)?\\b|(${SIGNED})\\s?(?:to|-|–)\\s?(?=[-−]?\\d+(?:\\.\\d+)?\\s?(?:°|º))`, 'gi'),
+    re: new RegExp(`(${SIGNED})\\s?(?:°|º|degrees?)\\s?(c|f|celsius|fahrenheit)?\\b(?:\\s?(?:per|a|an|each|every|/)\\s?(${UNIT_ALT})(?![a-z]))?|(${SIGNED})\\s?(?:to|-|–)\\s?(?=[-−]?\\d+(?:\\.\\d+)?\\s?(?:°|º))`, 'gi'),
     read: (m) => {
-      const raw = (m[1] ?? m[3]!).replace('−', '-')
+      const raw = (m[1] ?? m[4]!).replace('−', '-')
       const f = /^f/i.test(m[2] ?? '')
       const v = Number(raw.replace(/,/g, ''))
-      const value = f ? ((v - 32) * 5) / 9 : v
-      return [{ dim: 'temperature', value, unit: m[3] ? '?' : '', tol: tolerance(raw, f ? 5 / 9 : 1, false, value), hasYear: true }]
+      // A rate ("0.38 °F per decade") is a change of temperature: °F scale only, no offset.
+      const per = m[3] ? perUnit(m[3]) : null
+      const value = f ? (per ? (v * 5) / 9 : ((v - 32) * 5) / 9) : v
+      return [{ dim: 'temperature', value, unit: m[4] ? '?' : '', tol: tolerance(raw, f ? 5 / 9 : 1, false, value), hasYear: true, ...(per ? { per } : {}) }]
     },
   },
   // Kubernetes quantities: 512Mi, 1Gi (binary sizes; "Mi" here is never miles)
