@@ -130,7 +130,9 @@ function numberValue(key: string, v: number, parent: string, scope: Scope, objec
   // The key's head word says what the number is: "statement_balance" is money, "payments_remaining" a count.
   const nouns = head.filter((w) => !CURRENCY_KEYS[w] && !KEY_UNITS[w])
   const noun = nouns[nouns.length - 1] ?? ''
-  const moneyKey = MONEY_WORDS.has(noun) || (scope.currency !== undefined && /^(?:value|amount|total|rate|price)$/.test(noun))
+  // A unit the key names ("data_allowance_mb", "credit_hours") says what it measures, whatever its noun usually is.
+  const unitInKey = words.some((w, i) => KEY_UNITS[w] && (INNER_UNITS.has(w) || i === words.length - 1))
+  const moneyKey = !unitInKey && (MONEY_WORDS.has(noun) || (scope.currency !== undefined && /^(?:value|amount|total|rate|price)$/.test(noun)))
   const currency = cur ?? (moneyKey ? (scope.currency ?? '*') : undefined)
   if (per > 0 && per < words.length - 1) {
     const after = words.slice(per + 1).filter((w) => !CURRENCY_KEYS[w] || per === words.length - 2)
