@@ -204,6 +204,10 @@ function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): { found:
     return typedOther(q, f) ? null : f
   })
   const tied = new Set(measuredFirst.filter((f): f is Found => f !== null && f.s.evidence.kind === 'tool_result').map((f) => f.s.evidence))
+  // The attribute one of the claim's figures was read from is the claim's topic in every result: "$70 a month, $25 more
+  // than you pay now" is the new plan's monthly price against the current one's.
+  const keys = new Set(measuredFirst.flatMap((f) => (f?.s.key ? [f.s.key] : [])))
+  for (const s of usable) if (s.key && keys.has(s.key)) for (const q of s.quantities) topical.add(q)
   const found = c.quantities.map((q, i) => {
     const best = q.dim === 'count' ? find(q, tied) : measuredFirst[i]!
     if (best) return best
