@@ -331,6 +331,15 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
       return [{ dim, value, unit: '', tol: Math.abs(value) * 0.01, hasYear: true }]
     },
   },
+  // "in a minute", "within an hour", "for a week": one unit of time after a preposition (never "twice a day", "$0.70 a mile")
+  {
+    re: new RegExp(`(?<=\\b(?:in|within|after|for|about|under|over|than|only|just)\\s)an?\\s(${UNIT_ALT})(?![a-z])`, 'gi'),
+    read: (m) => {
+      const unit = UNITS[m[1]!.toLowerCase()]
+      if (!unit || unit[0] !== 'duration') return []
+      return [{ dim: 'duration', value: unit[1], unit: '', tol: unit[1] * 0.005, hasYear: true }]
+    },
+  },
   // number words + unit: "half an hour", "two hours", "four weeks", "a day", "twelve-month terms"
   {
     re: new RegExp(`\\b${WORDNUM}(?:[ -](one|two|three|four|five|six|seven|eight|nine))?[\\s-](${UNIT_ALT})(?![a-z])`, 'gi'),
