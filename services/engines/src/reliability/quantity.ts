@@ -283,7 +283,7 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
   },
   // °C / °F and "degrees Fahrenheit"
   {
-    re: new RegExp(`(${SIGNED})\\s?(?:°|º|degrees?)\\s?(c|f|celsius|fahrenheit)?\\b(?:\\s?(?:per|a|an|each|every|/)\\s?(${UNIT_ALT})(?![a-z]))?|(${SIGNED})\\s?(?:to|-|–)\\s?(?=[-−]?\\d+(?:\\.\\d+)?\\s?(?:°|º))`, 'gi'),
+    re: new RegExp(`(${SIGNED})\\s?(?:°|º|degrees?)\\s?(c|f|celsius|fahrenheit)?\\b(?:\\s?(?:(?:per|a|an|each|every)\\s|/\\s?)(${UNIT_ALT})(?![a-z]))?|(${SIGNED})\\s?(?:to|-|–)\\s?(?=[-−]?\\d+(?:\\.\\d+)?\\s?(?:°|º))`, 'gi'),
     read: (m) => {
       const raw = (m[1] ?? m[4]!).replace('−', '-')
       const f = /^f/i.test(m[2] ?? '')
@@ -305,7 +305,7 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
   // number + unit: 25 min, 2.4 kB, 101 million km, a 12-month term, 55 × 40 × 23 cm (the unit applies back to bare numbers
   // before "×", "to", "-"), and rates: "15 mg per kg", "160 mg per 5 mL", "28.5 L per 100 km", "12 hours a week"
   {
-    re: new RegExp(`${NUM}(?:\\s?(?:×|x|by|to|-|–|and)\\s?${NUM})?(?:\\s?(?:×|x|by)\\s?${NUM})?(?:\\s?(thousand|million|billion|trillion))?(?:\\s|-)?(${UNIT_ALT}|")(?![a-z])(?:\\s?(?:per|a|an|each|every|/)\\s?(?:(\\d+(?:\\.\\d+)?)\\s?)?(${UNIT_ALT})(?![a-z]))?(?!/)`, 'gi'),
+    re: new RegExp(`${NUM}(?:\\s?(?:×|x|by|to|-|–|and)\\s?${NUM})?(?:\\s?(?:×|x|by)\\s?${NUM})?(?:\\s?(thousand|million|billion|trillion))?(?:\\s|-)?(${UNIT_ALT}|")(?![a-z])(?:\\s?(?:(?:per|a|an|each|every)\\s|/\\s?)(?:(\\d+(?:\\.\\d+)?)\\s?)?(${UNIT_ALT})(?![a-z]))?(?!/)`, 'gi'),
     read: (m) => {
       const u = m[5]!.toLowerCase()
       const [dim, factor] = UNITS[u] ?? UNITS[m[5]!]!
