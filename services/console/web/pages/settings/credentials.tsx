@@ -35,11 +35,17 @@ function LlmForm({ url }: { url: string }) {
   const save = useAction()
   const [f, setF] = useState({ provider: '', model_id: '', api_key: '', api_base: '' })
   const c = res.data
+  // Filled from what is stored when that changes (a save), not whenever the same
+  // credential is fetched again: a refetch must not undo what the user is typing.
+  const stored = c ? JSON.stringify([c.provider, c.model_id, c.api_base, c.api_key_last4]) : null
   useEffect(() => {
     if (c) setF({ provider: c.provider, model_id: c.model_id, api_key: '', api_base: c.api_base ?? '' })
-  }, [c])
+  }, [stored])
   const moved = !!c?.configured && !!c.api_key_last4 && (f.provider.trim().toLowerCase() !== c.provider || (f.api_base.trim() || null) !== c.api_base)
-  const field = (name: keyof typeof f) => (e: { currentTarget: HTMLInputElement }) => setF({ ...f, [name]: e.currentTarget.value })
+  const field = (name: keyof typeof f) => (e: { currentTarget: HTMLInputElement }) => {
+    const value = e.currentTarget.value
+    setF((prev) => ({ ...prev, [name]: value }))
+  }
 
   return (
     <div class="panel form" role="group" aria-labelledby="llm-title">
