@@ -297,7 +297,10 @@ class KafkaSubscription implements Subscription {
     consumer.on(consumer.events.CRASH, (e) => {
       const err = e.payload.error
       this.log.error({ err, restart: e.payload.restart }, 'kafka consumer crashed')
-      if (!this.joined) this.readyReject(err)
+      // kafkajs restarts the consumer after a retriable error (a group coordinator still
+      // loading after a broker restart, say): the join still comes, so ready waits for
+      // it. Only a crash it gives up on fails a subscription that never joined.
+      if (!this.joined && !e.payload.restart) this.readyReject(err)
     })
     await consumer.connect()
     await consumer.subscribe({ topics: this.opts.topics, fromBeginning: this.ephemeral || this.opts.fromBeginning === true })
