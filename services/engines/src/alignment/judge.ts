@@ -230,10 +230,9 @@ function semanticMatch(sentence: string, rule: Rule, quoted: string, { parts, al
   return { semanticConfidence: confidence, acts: [...acts] }
 }
 
-/** The sentence negates one of these words ("don't drink it" against "water is safe to drink"). */
+/** The sentence negates one of these words ("don't drink it" against "water is safe to drink"): the words a negation cue governs, as the lexical judge reads them (text.ts analyze). */
 function deniesAny(sentence: string, words: Set<string>): boolean {
-  for (const m of sentence.matchAll(/\b(?:not|never|no|n't|don't|doesn't|didn't|won't|isn't|aren't|can't|cannot|shouldn't)\s+((?:[\w'-]+\s+){0,2}[\w'-]+)/gi))
-    if (normalisedWords(m[1]!).some((w) => words.has(w))) return true
+  for (const w of analyze(sentence).negated) if (words.has(w)) return true
   return false
 }
 
