@@ -14,7 +14,7 @@
  * The *.eval.test.ts files assert floors on the development figures.
  */
 import { parseArgs } from 'node:util'
-import { loadFixtures, loadV2, type Fixture } from '@svc/engines/test-support/fixtures'
+import { asFixture, loadFixtures, loadV2, type Fixture } from '@svc/engines/test-support/fixtures'
 import { evaluateReliability, figures, type ReliabilityEvaluation, type Tally } from '@svc/engines/test-support/eval-reliability'
 import { reliabilityRunner } from '@svc/engines/test-support/eval-runner'
 import { evaluateDecisions, evaluateDecomposition, evaluateFindings } from '@svc/engines/test-support/eval-tasks'
@@ -87,7 +87,7 @@ const sets: Array<[string, string, () => Fixture[], boolean]> = [
   ['heldout', 'v2 held-out set (engines-v2/heldout)', () => loadV2('heldout'), false],
   // The final blind measurement (issue 14): never in the default sets, so an ordinary run
   // never spends one of its runs; aggregates only, like every held-out set.
-  ['v3', 'v3 held-out set (engines-v3/heldout, blind)', () => loadV3Fixtures().map(({ file, name, description, labels, spans }) => ({ file: `v3/${file}`, name, description, labels, spans })), false],
+  ['v3', 'v3 held-out set (engines-v3/heldout, blind)', () => loadV3Fixtures().map(asFixture('v3')), false],
 ]
 const misses: string[] = []
 for (const [key, title, load, show] of sets) if (wanted.has(key)) misses.push(...(await report(title, load(), show)))

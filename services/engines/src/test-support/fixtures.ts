@@ -53,8 +53,13 @@ export function loadFixtures(): Fixture[] {
     .map(loadFixture)
 }
 
+/** A fixture of a later set (v2, v3: the same schema) as the evaluation takes it, its file named under `dir`. */
+export const asFixture =
+  (dir: string) =>
+  ({ file, name, description, labels, spans }: Fixture): Fixture => ({ file: `${dir}/${file}`, name, description, labels, spans })
+
 /** The blind v2 sets (tests/fixtures/engines-v2, README there): `dev` to tune on, `heldout` only to report. */
-export const loadV2 = (split: 'dev' | 'heldout'): Fixture[] => loadV2Fixtures(split).map(({ file, name, description, labels, spans }) => ({ file: `${split}/${file}`, name, description, labels, spans }))
+export const loadV2 = (split: 'dev' | 'heldout'): Fixture[] => loadV2Fixtures(split).map(asFixture(split))
 
 const prices = loadPriceTable()
 
