@@ -134,7 +134,11 @@ describe('OTLP protobuf and gRPC ingest, opted in (embedded bus)', () => {
     }
     const withoutLast = (rows: TestJson[]) => rows.map(({ last_activity_at, ...row }) => row)
     const week = expectedUsage('week')
-    await eventually(async () => ((await api('/coding-agent/usage?period=week')).body.totals?.cost_usd === week.totals.cost_usd ? true : undefined), 30_000, 200)
+    // Metrics and logs land through different records: wait for the figures of both (cost from metrics, tool calls from events), as the JSON suite does.
+    await eventually(async () => {
+      const totals = (await api('/coding-agent/usage?period=week')).body.totals
+      return totals?.cost_usd === week.totals.cost_usd && totals?.tool_calls === week.totals.tool_calls && totals?.input_tokens === week.totals.input_tokens ? true : undefined
+    }, 30_000, 200)
     for (const period of ['day', 'week'] as const) {
       const usage = await api(`/coding-agent/usage?period=${period}`)
       expect(withoutLast(usage.body.employees), period).toEqual(expectedUsage(period).employees)
