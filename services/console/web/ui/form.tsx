@@ -15,8 +15,12 @@ export interface Action {
   error: ApiError | null
   /** What the last successful write did, for a polite live region. */
   done: string
-  /** Runs one write; resolves to its result, or undefined when it failed (the error is then shown). */
-  run<T>(write: () => Promise<T>, done?: string | ((result: T) => string)): Promise<T | undefined>
+  /**
+   * Runs one write; resolves to its result, or undefined when it failed (the error is
+   * then shown). With `refresh`, what was written is fetched again before the write
+   * counts as done, so the confirmation never shows beside the old values.
+   */
+  run<T>(write: () => Promise<T>, done?: string | ((result: T) => string), refresh?: { refresh(): Promise<void> }): Promise<T | undefined>
   clear(): void
 }
 
@@ -32,12 +36,13 @@ export function useAction(): Action {
       setError(null)
       setDone('')
     },
-    run: async (write, msg) => {
+    run: async (write, msg, refresh) => {
       setBusy(true)
       setError(null)
       setDone('')
       try {
         const result = await write()
+        await refresh?.refresh()
         setDone(typeof msg === 'function' ? msg(result) : (msg ?? ''))
         return result
       } catch (err) {
@@ -48,6 +53,27 @@ export function useAction(): Action {
       }
     },
   }
+}
+
+/**
+ * A form's values, filled from what is stored. It is refilled in the same render as
+ * the stored value changes (a save answered) but not when the same value is fetched
+ * again, so neither a refetch nor a late answer undoes what the user is typing; each
+ * edit applies to the latest values, not to a render's copy.
+ */
+export function useStoredForm<T, F>(data: T | undefined, toForm: (stored: T) => F): [F | undefined, (edit: (form: F) => F) => void] {
+  const filled = useRef<{ stored: string | null; form: F | undefined }>({ stored: null, form: undefined })
+  const [, rendered] = useState(0)
+  const form = data === undefined ? undefined : toForm(data)
+  const stored = form === undefined ? null : JSON.stringify(form)
+  if (stored !== filled.current.stored) filled.current = { stored, form }
+  const edit = (change: (form: F) => F) => {
+    const now = filled.current
+    if (now.form === undefined) return
+    now.form = change(now.form)
+    rendered((n) => n + 1)
+  }
+  return [filled.current.form, edit]
 }
 
 /** The outcome of an action: the API's error as a readable message, or what was done. */

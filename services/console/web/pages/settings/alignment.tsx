@@ -4,7 +4,7 @@
  * multipart with `file`), the list with each one's status (GET .../alignment/docs,
  * asked again every 3 s while one waits to be embedded) and delete.
  */
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useRef, useState } from 'preact/hooks'
 import { api } from '../../api/client'
 import type { AlignmentDoc, AlignmentPolicy } from '../../api/settings-types'
 import { fmtCount, fmtTime } from '../../lib/format'
@@ -13,7 +13,7 @@ import { Link } from '../../router'
 import { useWorkspace } from '../../session'
 import { Badge, Loading } from '../../ui/bits'
 import { ErrorMessage } from '../../ui/error'
-import { ActionStatus, ConfirmButton, useAction } from '../../ui/form'
+import { ActionStatus, ConfirmButton, useAction, useStoredForm } from '../../ui/form'
 import { DataTable } from '../../ui/table'
 import { useApi } from '../../ui/use-api'
 
@@ -41,10 +41,7 @@ export function AlignmentSettingsPage() {
 function PolicyForm({ url }: { url: string }) {
   const res = useApi<AlignmentPolicy>(url)
   const save = useAction()
-  const [p, setP] = useState<AlignmentPolicy | null>(null)
-  useEffect(() => {
-    if (res.data) setP(res.data)
-  }, [res.data])
+  const [p, edit] = useStoredForm(res.data, (d): AlignmentPolicy => ({ enabled: d.enabled, description: d.description }))
   const changed = !!p && !!res.data && (p.enabled !== res.data.enabled || p.description !== res.data.description)
   return (
     <form
@@ -52,7 +49,7 @@ function PolicyForm({ url }: { url: string }) {
       aria-labelledby="policy-title"
       onSubmit={(e) => {
         e.preventDefault()
-        if (p) void save.run(() => api<AlignmentPolicy>(url, { method: 'PUT', body: p }), 'Policy saved.').then((r) => r && res.reload())
+        if (p) void save.run(() => api<AlignmentPolicy>(url, { method: 'PUT', body: p }), 'Policy saved.', res)
       }}
     >
       <h2 id="policy-title">Policy</h2>
@@ -61,12 +58,18 @@ function PolicyForm({ url }: { url: string }) {
       {p && (
         <>
           <label class="check">
-            <input type="checkbox" name="policy_enabled" checked={p.enabled} onChange={(e) => setP({ ...p, enabled: e.currentTarget.checked })} />
+            <input type="checkbox" name="policy_enabled" checked={p.enabled} onChange={(e) => {
+                const enabled = e.currentTarget.checked
+                edit((x) => ({ ...x, enabled }))
+              }} />
             Check traces against this policy (the alignment engine must be on too)
           </label>
           <label class="block-field">
             What the agents must and must not do
-            <textarea name="policy_description" rows={8} maxLength={POLICY_MAX} value={p.description} onInput={(e) => setP({ ...p, description: e.currentTarget.value })} placeholder="e.g. Never promise a refund above $20. Quote prices only as listed on the product page." />
+            <textarea name="policy_description" rows={8} maxLength={POLICY_MAX} value={p.description} onInput={(e) => {
+                const description = e.currentTarget.value
+                edit((x) => ({ ...x, description }))
+              }} placeholder="e.g. Never promise a refund above $20. Quote prices only as listed on the product page." />
             <span class="muted small">
               {fmtCount(p.description.length)} of {fmtCount(POLICY_MAX)} characters
             </span>
@@ -155,7 +158,7 @@ function Documents({ url }: { url: string }) {
                   label="Delete"
                   confirm={`Delete ${d.filename || 'this document'}? It stops influencing flags at once.`}
                   disabled={remove.busy}
-                  onConfirm={() => void remove.run(() => api(`${url}/${encodeURIComponent(d.doc_id)}`, { method: 'DELETE' }), `Deleted ${d.filename}.`).then(() => docs.reload())}
+                  onConfirm={() => void remove.run(() => api(`${url}/${encodeURIComponent(d.doc_id)}`, { method: 'DELETE' }), `Deleted ${d.filename}.`, docs)}
                 />
               ),
               align: 'right',

@@ -113,9 +113,7 @@ export function ApiKeysPage() {
                   label="Revoke"
                   confirm={`Revoke “${k.name}”? It stops working at once.`}
                   disabled={revoke.busy}
-                  onConfirm={() =>
-                    void revoke.run(() => api(`${path}/${encodeURIComponent(k.id)}`, { method: 'DELETE' }), `Revoked “${k.name}”.`).then(() => keys.reload())
-                  }
+                  onConfirm={() => void revoke.run(() => api(`${path}/${encodeURIComponent(k.id)}`, { method: 'DELETE' }), `Revoked “${k.name}”.`, keys)}
                 />
               ),
               align: 'right',

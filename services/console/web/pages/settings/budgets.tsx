@@ -3,7 +3,6 @@
  * warning thresholds (GET/PUT .../cost-budget), beside the spend so far. Budgets are
  * advisory: crossing one raises an alert, never blocks traffic.
  */
-import { useEffect, useState } from 'preact/hooks'
 import { api } from '../../api/client'
 import type { CostBudget } from '../../api/settings-types'
 import { fmtUsd } from '../../lib/format'
@@ -12,7 +11,7 @@ import { budgetBody, budgetForm, type BudgetForm } from '../../lib/settings'
 import { useWorkspace } from '../../session'
 import { Loading, Meter } from '../../ui/bits'
 import { ErrorMessage } from '../../ui/error'
-import { ActionStatus, useAction } from '../../ui/form'
+import { ActionStatus, useAction, useStoredForm } from '../../ui/form'
 import { useApi } from '../../ui/use-api'
 
 const PERIODS = [
@@ -24,12 +23,10 @@ export function BudgetsPage() {
   const { org, ws } = useWorkspace()
   const url = `${apiWs(org.org_slug, ws.slug)}/cost-budget`
   const res = useApi<CostBudget>(url)
-  const [form, setForm] = useState<BudgetForm | null>(null)
+  const [form, edit] = useStoredForm(res.data, (d) => budgetForm(d.budgets))
   const save = useAction()
-  useEffect(() => {
-    if (res.data) setForm(budgetForm(res.data.budgets))
-  }, [res.data])
   const b = res.data
+  const setField = (period: keyof BudgetForm, field: keyof BudgetForm['day'], value: string) => edit((f) => ({ ...f, [period]: { ...f[period], [field]: value } }))
 
   return (
     <section aria-labelledby="budgets-title">
@@ -45,7 +42,7 @@ export function BudgetsPage() {
           aria-label="Cost budgets"
           onSubmit={(e) => {
             e.preventDefault()
-            void save.run(() => api<CostBudget>(url, { method: 'PUT', body: budgetBody(form) }), 'Budgets saved.').then((r) => r && res.reload())
+            void save.run(() => api<CostBudget>(url, { method: 'PUT', body: budgetBody(form) }), 'Budgets saved.', res)
           }}
         >
           <div class="grid-2">
@@ -71,7 +68,7 @@ export function BudgetsPage() {
                         inputMode="decimal"
                         value={form[p.key].cap}
                         placeholder="no cap"
-                        onInput={(e) => setForm({ ...form, [p.key]: { ...form[p.key], cap: e.currentTarget.value } })}
+                        onInput={(e) => setField(p.key, 'cap', e.currentTarget.value)}
                       />
                     </label>
                     <label>
@@ -80,7 +77,7 @@ export function BudgetsPage() {
                         name={`${p.key}-warn`}
                         inputMode="decimal"
                         value={form[p.key].warnPct}
-                        onInput={(e) => setForm({ ...form, [p.key]: { ...form[p.key], warnPct: e.currentTarget.value } })}
+                        onInput={(e) => setField(p.key, 'warnPct', e.currentTarget.value)}
                       />
                     </label>
                   </div>

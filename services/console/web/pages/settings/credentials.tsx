@@ -6,13 +6,13 @@
  * its provider and endpoint: changing either needs the key again (the API's 422
  * says so, shown as it comes).
  */
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import { api } from '../../api/client'
 import type { LlmCredential, SearchCredential } from '../../api/settings-types'
 import { useWorkspace } from '../../session'
 import { Badge, Loading } from '../../ui/bits'
 import { ErrorMessage } from '../../ui/error'
-import { ActionStatus, ConfirmButton, useAction } from '../../ui/form'
+import { ActionStatus, ConfirmButton, useAction, useStoredForm } from '../../ui/form'
 import { useApi } from '../../ui/use-api'
 
 export function CredentialsPage() {
@@ -33,18 +33,14 @@ export function CredentialsPage() {
 function LlmForm({ url }: { url: string }) {
   const res = useApi<LlmCredential>(url)
   const save = useAction()
-  const [f, setF] = useState({ provider: '', model_id: '', api_key: '', api_base: '' })
   const c = res.data
-  // Filled from what is stored when that changes (a save), not whenever the same
-  // credential is fetched again: a refetch must not undo what the user is typing.
-  const stored = c ? JSON.stringify([c.provider, c.model_id, c.api_base, c.api_key_last4]) : null
-  useEffect(() => {
-    if (c) setF({ provider: c.provider, model_id: c.model_id, api_key: '', api_base: c.api_base ?? '' })
-  }, [stored])
+  // The key's last four are part of what is stored: a new key empties the key field.
+  const [form, edit] = useStoredForm(c, (s) => ({ provider: s.provider, model_id: s.model_id, api_key: '', api_base: s.api_base ?? '', last4: s.api_key_last4 }))
+  const f = form ?? { provider: '', model_id: '', api_key: '', api_base: '', last4: null }
   const moved = !!c?.configured && !!c.api_key_last4 && (f.provider.trim().toLowerCase() !== c.provider || (f.api_base.trim() || null) !== c.api_base)
-  const field = (name: keyof typeof f) => (e: { currentTarget: HTMLInputElement }) => {
+  const field = (name: 'provider' | 'model_id' | 'api_key' | 'api_base') => (e: { currentTarget: HTMLInputElement }) => {
     const value = e.currentTarget.value
-    setF((prev) => ({ ...prev, [name]: value }))
+    edit((prev) => ({ ...prev, [name]: value }))
   }
 
   return (
@@ -70,7 +66,7 @@ function LlmForm({ url }: { url: string }) {
             onSubmit={(e) => {
               e.preventDefault()
               const body = { provider: f.provider.trim(), model_id: f.model_id.trim(), api_key: f.api_key || null, api_base: f.api_base.trim() || null }
-              void save.run(() => api<LlmCredential>(url, { method: 'PUT', body }), 'LLM credential saved.').then((r) => r && res.reload())
+              void save.run(() => api<LlmCredential>(url, { method: 'PUT', body }), 'LLM credential saved.', res)
             }}
           >
             <div class="fields">
@@ -103,7 +99,7 @@ function LlmForm({ url }: { url: string }) {
               <button type="submit" disabled={save.busy}>
                 Save
               </button>
-              {c.configured && <ConfirmButton label="Delete" confirm="Delete the LLM credential? Engines that need it stop producing new results." disabled={save.busy} onConfirm={() => void save.run(() => api(url, { method: 'DELETE' }), 'LLM credential deleted.').then(() => res.reload())} />}
+              {c.configured && <ConfirmButton label="Delete" confirm="Delete the LLM credential? Engines that need it stop producing new results." disabled={save.busy} onConfirm={() => void save.run(() => api(url, { method: 'DELETE' }), 'LLM credential deleted.', res)} />}
             </div>
           </form>
           {c.configured && (
@@ -115,7 +111,7 @@ function LlmForm({ url }: { url: string }) {
                 disabled={save.busy}
                 onChange={(e) => {
                   const enabled = e.currentTarget.checked
-                  void save.run(() => api<LlmCredential>(`${url}/fallback`, { method: 'PATCH', body: { enabled } }), `Fallback to the platform model is ${enabled ? 'on' : 'off'}.`).then(() => res.reload())
+                  void save.run(() => api<LlmCredential>(`${url}/fallback`, { method: 'PATCH', body: { enabled } }), `Fallback to the platform model is ${enabled ? 'on' : 'off'}.`, res)
                 }}
               />
               Fall back to the platform’s default model when this provider cannot be reached
@@ -153,12 +149,7 @@ function SearchForm({ url }: { url: string }) {
           <form
             onSubmit={(e) => {
               e.preventDefault()
-              void save.run(() => api<SearchCredential>(url, { method: 'PUT', body: { api_key: key } }), 'Search credential saved.').then((r) => {
-                if (r) {
-                  setKey('')
-                  res.reload()
-                }
-              })
+              void save.run(() => api<SearchCredential>(url, { method: 'PUT', body: { api_key: key } }), 'Search credential saved.', res).then((r) => r && setKey(''))
             }}
           >
             <div class="fields">
@@ -171,7 +162,7 @@ function SearchForm({ url }: { url: string }) {
               <button type="submit" disabled={save.busy}>
                 Save
               </button>
-              {c.configured && <ConfirmButton label="Delete" confirm="Delete the search credential?" disabled={save.busy} onConfirm={() => void save.run(() => api(url, { method: 'DELETE' }), 'Search credential deleted.').then(() => res.reload())} />}
+              {c.configured && <ConfirmButton label="Delete" confirm="Delete the search credential?" disabled={save.busy} onConfirm={() => void save.run(() => api(url, { method: 'DELETE' }), 'Search credential deleted.', res)} />}
             </div>
           </form>
           <ActionStatus action={save} />

@@ -3,7 +3,6 @@
  * (GET/PUT .../engine-settings). The form edits the workspace's own switches; an
  * engine its organization holds off is marked so (it stays off whatever this says).
  */
-import { useEffect, useState } from 'preact/hooks'
 import { api } from '../../api/client'
 import type { EngineSettings } from '../../api/settings-types'
 import { apiWs } from '../../lib/paths'
@@ -11,18 +10,15 @@ import { ENGINES, ownSwitches } from '../../lib/settings'
 import { useWorkspace } from '../../session'
 import { Badge, Loading } from '../../ui/bits'
 import { ErrorMessage } from '../../ui/error'
-import { ActionStatus, useAction } from '../../ui/form'
+import { ActionStatus, useAction, useStoredForm } from '../../ui/form'
 import { useApi } from '../../ui/use-api'
 
 export function EnginesPage() {
   const { org, ws } = useWorkspace()
   const url = `${apiWs(org.org_slug, ws.slug)}/engine-settings`
   const res = useApi<EngineSettings>(url)
-  const [own, setOwn] = useState<Record<string, boolean> | null>(null)
+  const [own, edit] = useStoredForm(res.data, ownSwitches)
   const save = useAction()
-  useEffect(() => {
-    if (res.data) setOwn(ownSwitches(res.data))
-  }, [res.data])
   const stored = res.data ? ownSwitches(res.data) : null
   const changed = !!own && !!stored && ENGINES.some((e) => own[e.name] !== stored[e.name])
 
@@ -40,7 +36,7 @@ export function EnginesPage() {
           aria-label="Engine switches"
           onSubmit={(e) => {
             e.preventDefault()
-            void save.run(() => api<EngineSettings>(url, { method: 'PUT', body: { engines: own } }), 'Engine settings saved.').then((r) => r && res.reload())
+            void save.run(() => api<EngineSettings>(url, { method: 'PUT', body: { engines: own } }), 'Engine settings saved.', res)
           }}
         >
           <fieldset class="switches">
@@ -49,7 +45,10 @@ export function EnginesPage() {
               const gated = res.data!.gated_by_organization.includes(e.name)
               return (
                 <label key={e.name} class="switch">
-                  <input type="checkbox" name={e.name} checked={own[e.name]} onChange={(ev) => setOwn({ ...own, [e.name]: ev.currentTarget.checked })} />
+                  <input type="checkbox" name={e.name} checked={own[e.name]} onChange={(ev) => {
+                      const on = ev.currentTarget.checked
+                      edit((o) => ({ ...o, [e.name]: on }))
+                    }} />
                   <span>
                     <strong>{e.label}</strong> {gated && <Badge tone="warn">held off by the organization</Badge>}
                     <span class="muted small block">{e.does}</span>
@@ -63,7 +62,7 @@ export function EnginesPage() {
               Save
             </button>
             {changed && (
-              <button type="button" class="secondary" onClick={() => setOwn(stored)}>
+              <button type="button" class="secondary" onClick={() => stored && edit(() => stored)}>
                 Undo changes
               </button>
             )}

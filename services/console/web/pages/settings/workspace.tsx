@@ -3,23 +3,19 @@
  * GET and PATCH of its own (.../settings/capture-text, broaden-sources,
  * cost-provider), each saved on its own with the API's answer shown back.
  */
-import { useEffect, useState } from 'preact/hooks'
 import { api } from '../../api/client'
 import type { BroadenSources, CaptureText, CostProvider } from '../../api/settings-types'
 import { apiWs } from '../../lib/paths'
 import { useWorkspace } from '../../session'
 import { Badge, Loading } from '../../ui/bits'
 import { ErrorMessage } from '../../ui/error'
-import { ActionStatus, useAction } from '../../ui/form'
+import { ActionStatus, useAction, useStoredForm } from '../../ui/form'
 import { useApi, type Resource } from '../../ui/use-api'
 
 /** A setting's form: the stored value, the one being edited, a save that PATCHes exactly its field. */
 function useSetting<T, V>(res: Resource<T>, read: (t: T) => V): [V | undefined, (v: V) => void] {
-  const [value, setValue] = useState<V | undefined>(undefined)
-  useEffect(() => {
-    if (res.data) setValue(read(res.data))
-  }, [res.data])
-  return [value, setValue]
+  const [value, edit] = useStoredForm(res.data, read)
+  return [value, (v) => edit(() => v)]
 }
 
 export function WorkspaceSettingsPage() {
@@ -47,7 +43,7 @@ function CaptureTextForm({ url }: { url: string }) {
       aria-labelledby="capture-title"
       onSubmit={(e) => {
         e.preventDefault()
-        void save.run(() => api<CaptureText>(url, { method: 'PATCH', body: { capture_text: on } }), (d) => `Text capture is ${d.capture_text ? 'on' : 'off'}.`).then((d) => d && res.reload())
+        void save.run(() => api<CaptureText>(url, { method: 'PATCH', body: { capture_text: on } }), (d) => `Text capture is ${d.capture_text ? 'on' : 'off'}.`, res)
       }}
     >
       <h2 id="capture-title">Capture prompt and completion text</h2>
@@ -86,7 +82,7 @@ function BroadenSourcesForm({ url }: { url: string }) {
       aria-labelledby="broaden-title"
       onSubmit={(e) => {
         e.preventDefault()
-        void save.run(() => api<BroadenSources>(url, { method: 'PATCH', body: { broaden_sources: on } }), (r) => `Sources are checked against ${r.mode === 'open_web' ? 'the open web' : 'the closed knowledge base'}.`).then((r) => r && res.reload())
+        void save.run(() => api<BroadenSources>(url, { method: 'PATCH', body: { broaden_sources: on } }), (r) => `Sources are checked against ${r.mode === 'open_web' ? 'the open web' : 'the closed knowledge base'}.`, res)
       }}
     >
       <h2 id="broaden-title">Broaden sources to the open web</h2>
@@ -127,7 +123,7 @@ function CostProviderForm({ url }: { url: string }) {
       aria-labelledby="cost-provider-title"
       onSubmit={(e) => {
         e.preventDefault()
-        void save.run(() => api<CostProvider>(url, { method: 'PATCH', body: { cost_provider: (value ?? '').trim() } }), (r) => `Costs are priced with ${r.effective_provider}.`).then((r) => r && res.reload())
+        void save.run(() => api<CostProvider>(url, { method: 'PATCH', body: { cost_provider: (value ?? '').trim() } }), (r) => `Costs are priced with ${r.effective_provider}.`, res)
       }}
     >
       <h2 id="cost-provider-title">Cost provider</h2>
