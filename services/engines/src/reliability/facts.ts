@@ -239,7 +239,8 @@ function walkObject(w: Walk, o: Record<string, unknown>, path: string[], owners:
   const objectUnit = typeof o.unit === 'string' && o.unit.length <= 12 ? o.unit : undefined
   scope.unit = objectUnit ?? outer.unit
   const parentKey = path[path.length - 1] ?? ''
-  const parent = parentKey && !GENERIC_PARENTS.test(parentKey) ? keyWords(parentKey).join(' ') : ''
+  // A list item's key names the collection ("journeys"), not a part of the item as "online" of online.in_stock does.
+  const parent = parentKey && !inList && !GENERIC_PARENTS.test(parentKey) ? keyWords(parentKey).join(' ') : ''
   const made: Fact[] = []
   for (const [k, child] of Object.entries(o)) {
     if (child && typeof child === 'object') {

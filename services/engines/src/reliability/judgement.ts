@@ -20,10 +20,10 @@ import { normalizeWs } from './text.js'
 import { quantities } from './quantity.js'
 import { semanticScores } from './semantic.js'
 import { requestStatements, statementsOf, type Statement } from './statements.js'
-import { judge, type JudgeContext, type Judgement } from './support.js'
+import { CONTRAST, judge, type JudgeContext, type Judgement } from './support.js'
 
 /** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
-export const JUDGEMENT_VERSION = '2.1.12'
+export const JUDGEMENT_VERSION = '2.1.13'
 
 export interface TraceJudgement {
   answer: { text: string; span_id: string } | null
@@ -63,6 +63,8 @@ export function judgeContext(view: TraceView, answer: string): JudgeContext {
 }
 
 const PRONOUN = /^\s*(?:it|its|it's|they|their|they're|this|that|these|those|he|she|his|her|the same)\b/i
+/** A claim that names no entity and refers to one anywhere ("There's no known exploit for it") is about the previous claim's. */
+const REFERS = /\b(?:it|its|it's|they|them|their|they're|he|she|him|his|her)\b/i
 /** A claim that opens with its figures, as the side after a colon does. */
 const FIGURES_FIRST = /^\s*[\d$€£]/
 /** A claim that carries on the previous one's day: "that day", "and no new snow is forecast". */
@@ -78,11 +80,12 @@ function focusOf(claims: string[], statements: Statement[]): Array<Set<string>> 
   let last = new Set<string>()
   let day: string[] = []
   return claims.map((claim) => {
-    const c = readClaim(claim)
+    // "Unlike the lodash one, it …": the contrasted entity is not the one the claim is about.
+    const c = readClaim(claim.replace(CONTRAST, ''))
     const named = [...c.terms.keys()].filter((t) => known.has(t))
     if (named.length) last = new Set(named.slice(0, 2))
     // Figures after a colon ("Marta Okafor has stepped up: 17 goals …") are the entity's before it.
-    else if (!PRONOUN.test(claim) && !FIGURES_FIRST.test(claim)) last = new Set()
+    else if (!REFERS.test(claim) && !PRONOUN.test(claim) && !FIGURES_FIRST.test(claim)) last = new Set()
     const days = c.quantities.filter((q) => q.dim === 'date').map(dayKey)
     if (days.length) day = days
     else if (!SAME_DAY.test(claim) && !PRONOUN.test(claim)) day = []

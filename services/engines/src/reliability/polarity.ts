@@ -32,11 +32,15 @@ const PHRASES: Array<[RegExp, string]> = [
   [/\bmust\b/gi, ' required '],
   [/\bnon-?(\w)/gi, ' not $1'],
   [/\bno longer\b/gi, ' not '],
+  // A key's one word for a verb phrase: "carries over" is rollover, "ask for a credit" is credit_on_request.
+  [/\b(?:carr(?:y|ies|ied)|roll(?:s|ed)?)[ -]?over\b/gi, ' rollover '],
+  [/\b(?:ask(?:s|ed|ing)?|appl(?:y|ies|ied|ying)) for\b/gi, ' request '],
 ]
 /** Words a key and a sentence use for one thing (a price is a cost, a fare, a fee). */
 const SYNONYMS: Record<string, string> = {
   cost: 'price', costs: 'price', costing: 'price', fare: 'price', fares: 'price', fee: 'price', fees: 'price', charge: 'price', charges: 'price',
   priced: 'price', prices: 'price', takes: 'duration', lasts: 'duration',
+  carryover: 'rollover',
 }
 const CUES = new Set(['not', 'no', 'never', 'none', 'nothing', 'neither', 'nor', 'without', 'cannot', 'unable', 'nobody'])
 /** A cue denies the word it governs, the first content word after it ("not sell your data" denies selling, not data). */

@@ -85,7 +85,7 @@ const ACTION = /\b(?:I|we)(?:'ve|'d| have| had)?\s+(?:\w+\s+){0,2}?\w+(?:ed|ent|
 /** How things usually go, not what happened here. */
 const GENERIC = /\b(?:usually|typically|generally|normally|often|always)\b/i
 /** "Unlike the lodash one, it …": the contrasted entity is not what the claim is about. */
-const CONTRAST = /^\s*(?:unlike|compared (?:with|to)|in contrast to|as opposed to)\s+[^,]{1,60},\s*/i
+export const CONTRAST = /^\s*(?:unlike|compared (?:with|to)|in contrast to|as opposed to)\s+[^,]{1,60},\s*/i
 
 /** A result's field that says what became of the whole record. */
 const STATUS_KEY = /^(?:status|state|outcome|decision|verdict)$/i

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import { contentReliability } from './index.js'
+import { chat, tool, viewOf } from './test-view.js'
+
+let traces = 0
+/** The answer's verdicts, one per claim, against one tool result (each call its own trace: judgements are cached per trace). */
+async function verdicts(result: unknown, answer: string): Promise<string[]> {
+  const id = (++traces).toString(16).padStart(32, '0')
+  const v = viewOf([
+    { id: '1'.repeat(16), attrs: tool('lookup', {}, result) },
+    { id: '2'.repeat(16), attrs: chat([['user', 'Tell me.']], answer) },
+  ], id)
+  return (await contentReliability(v)).claims.map((c) => c.verdict)
+}
+
+describe('flags of list items', () => {
+  const journeys = (second: boolean) => ({
+    journeys: [
+      { train: 'TGV INOUI 9241', seat_reservation_included: true },
+      { train: 'Frecciarossa 9553', seat_reservation_included: second },
+    ],
+  })
+
+  it('reads the list key as the collection, not a part the claim must name', async () => {
+    expect(await verdicts(journeys(true), 'Seat reservations are included in both fares.')).toEqual(['supported'])
+    expect(await verdicts(journeys(false), 'Seat reservations are included in both fares.')).toEqual(['contradicted'])
+  })
+})
+
+describe('the entity a claim refers to', () => {
+  const scan = {
+    vulnerabilities: [
+      { package: 'lodash', severity: 'critical', exploit_available: false },
+      { package: 'axios', severity: 'high', exploit_available: true },
+    ],
+  }
+
+  it('is the previous claim\'s when a pronoun anywhere refers to it', async () => {
+    expect(await verdicts(scan, 'The critical issue is in lodash. There is no known public exploit for it.')).toEqual(['supported', 'supported'])
+    expect(await verdicts(scan, 'The critical issue is in lodash. There is a known public exploit for it.')).toEqual(['supported', 'contradicted'])
+  })
+
+  it('is not the entity a claim contrasts itself with', async () => {
+    expect(await verdicts(scan, 'The high-severity issue is in axios. Unlike the lodash one, it does have a known exploit.')).toEqual(['supported', 'supported'])
+  })
+})
+
+describe('flags named by a verb phrase', () => {
+  it('reads "carry over" as rollover and "ask for" as request', async () => {
+    expect(await verdicts({ category: 'groceries', rollover: false }, "Unused grocery budget doesn't carry over.")).toEqual(['supported'])
+    expect(await verdicts({ category: 'groceries', rollover: false }, 'Unused grocery budget carries over.')).toEqual(['contradicted'])
+    expect(await verdicts({ outage: 'OUT-7', credit_on_request: true }, 'You can ask for a credit.')).toEqual(['supported'])
+  })
+})
