@@ -52,3 +52,26 @@ describe('flags named by a verb phrase', () => {
     expect(await verdicts({ outage: 'OUT-7', credit_on_request: true }, 'You can ask for a credit.')).toEqual(['supported'])
   })
 })
+
+describe('a comparison stating both sides\' figures', () => {
+  const laptops = {
+    products: [
+      { sku: 'AERO-14', name: 'Aero 14', battery_wh: 72 },
+      { sku: 'VECTOR-15', name: 'Vector 15', battery_wh: 90 },
+    ],
+  }
+
+  it('compares the figures and finds each in the evidence', async () => {
+    expect(await verdicts(laptops, 'The Vector 15 has the bigger battery, 90 Wh against 72 Wh.')).toEqual(['supported'])
+    expect(await verdicts(laptops, 'The Vector 15 has the smaller battery, 90 Wh against 72 Wh.')).toEqual(['contradicted'])
+  })
+
+  it('reads the first figure as the claim\'s entity\'s', async () => {
+    expect(await verdicts(laptops, 'The Aero 14 has the bigger battery, 90 Wh against 72 Wh.')).not.toEqual(['supported'])
+  })
+
+  it('reads a bare other side in the first side\'s unit', async () => {
+    const ndas = { documents: [{ id: 'NDA-Corvid', party: 'Corvid Labs', survival_months: 60 }, { id: 'NDA-Helix', party: 'Helix Analytics', survival_months: 36 }] }
+    expect(await verdicts(ndas, "Corvid's obligations survive longer, five years against Helix's three.")).toEqual(['supported'])
+  })
+})

@@ -5,7 +5,8 @@
  * dimension the adjective measures: lighter → mass, cheaper → money, faster →
  * duration), "before/after" (times and dates), "6.1% is above the range of 4.0 to
  * 5.6%" (both figures in the claim), and "the cheapest/first/fastest" (the named
- * entity's fact against its siblings of the same attribute). A figure right before
+ * entity's fact against its siblings of the same attribute), and a comparative with
+ * both sides' figures ("the bigger battery, 90 Wh against 72 Wh"). A figure right before
  * the comparison ("€20 cheaper", "$25 more than") states a difference, which the
  * arithmetic checks instead.
  */
@@ -69,10 +70,32 @@ export interface Relation {
   holds: boolean
   /** The statement the relation was read from (superlatives), else null. */
   s: Statement | null
+  /** Both sides' figures, when the claim states them ("90 Wh against 72 Wh"): each must be in the evidence. */
+  figures?: [Quantity, Quantity]
+}
+
+/** A comparative word without "than", then both sides' figures: "the bigger battery, 90 Wh against 72 Wh". */
+const PAIRED = /\b(higher|greater|more|larger|bigger|longer|cheaper|lower|less|fewer|smaller|shorter|faster|slower|earlier|later|older|newer|heavier|lighter|warmer|colder|cooler|hotter|pricier|brighter|dimmer)\b[^;.]*?\s(?:against|versus|vs\.?|compared (?:with|to))\s/i
+
+/** "survive longer, five years against Helix's three": each side's figure, the bare one in the other's unit. */
+function paired(text: string): Relation | null {
+  const m = PAIRED.exec(text)
+  if (!m) return null
+  const at = m.index + m[0].length
+  const l = quantities(text.slice(0, at)).filter((q) => q.index > m.index).pop()
+  const rightText = text.slice(at).split(/[,;]/)[0]!
+  let r = quantities(rightText)[0]
+  if (!l || !r) return null
+  if (r.dim === 'count' && l.dim !== 'count') r = quantities(`${rightText.slice(r.index, r.end)} ${text.slice(l.index, l.end).split(/\s+/).pop()}`)[0]
+  if (!r || r.dim !== l.dim) return null
+  const down = DOWN.test(m[1]!)
+  return { holds: down ? norm(l) < norm(r) : norm(l) > norm(r), s: null, figures: [l, r] }
 }
 
 /** A comparison in the claim, evaluated on the trace's values: true, false, or null when it cannot be read. */
 export function relation(text: string, pool: Statement[], statements: Statement[]): Relation | null {
+  const pair = paired(text)
+  if (pair) return pair
   const cmp = COMPARATIVE.exec(text) ?? ORDER.exec(text)
   if (cmp) {
     const word = cmp[1] ?? cmp[3]!

@@ -292,7 +292,17 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
 
   // Relations are evaluated, never assumed from shared figures.
   const rel = relation(c.text, [...usable, ...ctx.request], ctx.statements)
-  if (rel) {
+  if (rel?.figures) {
+    // Both sides' figures stated: the first is the claim's entity's, the other some value in the evidence (another
+    // entity's), and the claim's other measured figures are backed as usual.
+    const [l, r] = rel.figures
+    const { found } = backFigures(c, ctx, usable)
+    const own = c.quantities.some((q, i) => sameValue(q, l) && found[i] !== null && found[i] !== 'request')
+    const other = results.some((s) => s.quantities.some((e) => satisfies(r, e)))
+    const rest = c.quantities.every((q, i) => q.dim === 'count' || found[i] !== null || sameValue(q, r))
+    const ev = bestStatement(c, usable, ctx.similarity)?.evidence ?? null
+    if (own && other && rest && ev) return { verdict: rel.holds ? 'supported' : 'contradicted', confidence: CONFIDENCE.relation, evidence: ev, rule: rel.holds ? 'relation' : 'relation-false' }
+  } else if (rel) {
     const figures = c.quantities.length ? backFigures(c, ctx, usable).found.every((f) => f !== null) : true
     const ev = rel.s?.evidence ?? bestStatement(c, usable, ctx.similarity)?.evidence ?? null
     if (!rel.holds && ev) return { verdict: 'contradicted', confidence: CONFIDENCE.relation, evidence: ev, rule: 'relation-false' }
