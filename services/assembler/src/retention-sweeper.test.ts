@@ -12,7 +12,7 @@ import { createLogger } from '@svc/shared/log'
 import { createStore } from '@svc/shared/store/index'
 import { migrate } from '@svc/shared/store/migrate'
 import type { Store } from '@svc/shared/store/types'
-import { PER_TRACE_TABLES } from '@svc/shared/store/queries/retention'
+import { PER_TRACE_TABLES, TRACE_INDEX_TABLES } from '@svc/shared/store/queries/retention'
 import { retentionSweeper } from './retention-sweeper.js'
 
 const ORG = stableUuid('org:s')
@@ -104,15 +104,16 @@ describe('retention sweeper, what derives from traces', () => {
 
     const sweeper = retentionSweeper({ store, state, cache: createMemoryCache(), defaultHours: 720, log: createLogger({ level: 'silent' }) })
     const swept = (await sweeper.sweepOnce())?.find((r) => r.workspace_id === DERIVED)
-    expect(swept?.rows_deleted).toEqual({ spans_v1: 3, traces_v1: 2, trace_scores_v1: 3, engine_results_v1: 3, alignment_flags_v1: 3, trace_completions_v1: 3, trace_sources_v1: 3, engine_skips_v1: 3, dead_letters_v1: 1 })
+    expect(swept?.rows_deleted).toEqual({ spans_v1: 3, traces_v1: 2, trace_scores_v1: 3, trace_grades_v1: 3, engine_results_v1: 3, alignment_flags_v1: 3, trace_completions_v1: 3, trace_sources_v1: 3, engine_skips_v1: 3, dead_letters_v1: 1 })
 
     expect(await traceIds('spans_v1')).toEqual([NEW])
     expect(await traceIds('traces_v1')).toEqual([NEW])
-    for (const table of Object.keys(derived(NEW, 0))) expect(await traceIds(table), table).toEqual([NEW, UNCONFIRMED])
+    for (const table of TRACE_INDEX_TABLES) expect(await traceIds(table), table).toEqual([NEW])
+    for (const table of [...Object.keys(derived(NEW, 0)), 'trace_grades_v1']) expect(await traceIds(table), table).toEqual([NEW, UNCONFIRMED])
     const letters = async (ws: string) => Number((await store.query<{ n: string }>('SELECT count() AS n FROM dead_letters_v1 WHERE workspace_id = {ws:String}', { ws }))[0]!.n)
     expect(await letters(DERIVED)).toBe(1)
     expect(await letters(LONG)).toBe(1)
-  })
+  }, 30_000)
 
   it('lists every table keyed by trace, so none is left out of the sweep', async () => {
     const keyed = await store.query<{ table: string }>(
@@ -120,6 +121,6 @@ describe('retention sweeper, what derives from traces', () => {
          AND table IN (SELECT name FROM system.tables WHERE database = currentDatabase() AND engine LIKE '%MergeTree') ORDER BY table`,
       {},
     )
-    expect(keyed.map((r) => r.table)).toEqual([...Object.keys(PER_TRACE_TABLES), 'spans_v1', 'traces_v1'].sort())
+    expect(keyed.map((r) => r.table)).toEqual([...Object.keys(PER_TRACE_TABLES), ...TRACE_INDEX_TABLES, 'spans_v1', 'traces_v1'].sort())
   })
 })

@@ -4,7 +4,7 @@
  *
  * A trace is inside a workspace's window while it started (its earliest span) at
  * or after the window's floor. Outside it, all of it goes: its spans, its traces_v1
- * rows, and every row derived from it (PER_TRACE_TABLES). Dead letters go by when
+ * rows, and every row derived from it (PER_TRACE_TABLES, TRACE_INDEX_TABLES). Dead letters go by when
  * they were received. Roll-ups (usage, latency, drift, the sources counted before
  * trace_sources_v1, engine runs and job counts) hold neither text nor trace ids and outlive the
  * window by design.
@@ -19,6 +19,8 @@ import type { Store } from '../types.js'
  */
 export const PER_TRACE_TABLES = {
   trace_scores_v1: 'scored_at',
+  // trace_scores_v1's rows again, in small granules (clickhouse/0025).
+  trace_grades_v1: 'scored_at',
   engine_results_v1: 'computed_at',
   alignment_flags_v1: 'computed_at',
   trace_completions_v1: 'completed_at',
@@ -26,6 +28,13 @@ export const PER_TRACE_TABLES = {
   engine_skips_v1: 'skipped_at',
 } as const
 export type PerTraceTable = keyof typeof PER_TRACE_TABLES
+
+/**
+ * Tables of traces_v1's rows in another order or granule, or of a trace's spans'
+ * extremes, for the read side (clickhouse/0025 and 0026): they go with traces_v1's rows, by the same
+ * condition, just before them. Not counted apart in the sweep's figures.
+ */
+export const TRACE_INDEX_TABLES = ['trace_starts_v1', 'trace_list_v1', 'phase_traces_v1'] as const
 
 const CUTOFF = '{cutoff:DateTime64(3)}'
 /** The workspace's traces that started before the cutoff: one of their traces_v1 rows did (a trace's start is the min over its rows). */
@@ -92,7 +101,8 @@ export async function deleteExpired(store: Store, workspaceId: string, cutoffMs:
   for (const [table, at] of Object.entries(PER_TRACE_TABLES))
     await store.command(`DELETE FROM ${mutationTarget(table, store.cluster)} WHERE workspace_id = {ws:UUID} AND ${expiredRowsOf(table as PerTraceTable, at)}`, params, { tag: `retention.delete-${table}` })
   await store.command(`DELETE FROM ${mutationTarget('spans_v1', store.cluster)} WHERE ${EXPIRED_SPANS}`, params, { tag: 'retention.delete-spans' })
-  await store.command(`DELETE FROM ${mutationTarget('traces_v1', store.cluster)} WHERE workspace_id = {ws:UUID} AND trace_id IN (${EXPIRED_TRACES})`, params, { tag: 'retention.delete-traces' })
+  for (const table of [...TRACE_INDEX_TABLES, 'traces_v1'])
+    await store.command(`DELETE FROM ${mutationTarget(table, store.cluster)} WHERE workspace_id = {ws:UUID} AND trace_id IN (${EXPIRED_TRACES})`, params, { tag: `retention.delete-${table}` })
   await store.command(`DELETE FROM ${mutationTarget('dead_letters_v1', store.cluster)} WHERE ${EXPIRED_DEAD_LETTERS}`, params, { tag: 'retention.delete-dead-letters' })
 }
 

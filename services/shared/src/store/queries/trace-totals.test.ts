@@ -46,10 +46,10 @@ const span = (trace: string, n: number, firstDelivery: 0 | 1, cost = 0.25, input
 
 let dir: string
 let store: Store
-const totals = async (trace: string) =>
+const totals = async (trace: string, table = 'traces_v1') =>
   (
     await store.query<{ n: number; c: number; i: number; o: number }>(
-      'SELECT sum(span_count) AS n, sum(cost_usd_total) AS c, sum(input_tokens) AS i, sum(output_tokens) AS o FROM traces_v1 WHERE workspace_id = {ws:UUID} AND trace_id = {t:String}',
+      `SELECT sum(span_count) AS n, sum(cost_usd_total) AS c, sum(input_tokens) AS i, sum(output_tokens) AS o FROM ${table} WHERE workspace_id = {ws:UUID} AND trace_id = {t:String}`,
       { ws: WS, t: trace },
     )
   ).map((r) => ({ n: Number(r.n), c: Number(r.c), i: Number(r.i), o: Number(r.o) }))[0]
@@ -121,5 +121,21 @@ describe('trace totals', () => {
       { ws: WS, t: LOST },
     )
     expect(t).toEqual({ s: String(BigInt(NOW_MS - 60_000 + 1) * 1_000_000n), p: 'p' })
+  })
+
+  it('restores the sums of the trace list\'s copy when the crash fell between traces_v1\'s part and the copy\'s', async () => {
+    const COPY_LOST = '9'.repeat(32)
+    await store.insert('spans_v1', [span(COPY_LOST, 1, 1), span(COPY_LOST, 2, 1)])
+    await store.command('ALTER TABLE trace_list_v1 DELETE WHERE trace_id = {t:String} SETTINGS mutations_sync = 1', { t: COPY_LOST })
+    // The replay: its spans are stored, so they come as repeats and add no sums anywhere.
+    await store.insert('spans_v1', [span(COPY_LOST, 1, 0), span(COPY_LOST, 2, 0)])
+    expect(await totals(COPY_LOST)).toEqual({ n: 2, c: 0.5, i: 20, o: 4 })
+    expect(await totals(COPY_LOST, 'trace_list_v1')).toEqual({ n: 0, c: 0, i: 0, o: 0 })
+
+    const refs = [{ workspace_id: WS, trace_id: COPY_LOST }]
+    expect(await reconcileTraceTotals(store, refs)).toBe(1)
+    expect(await totals(COPY_LOST, 'trace_list_v1')).toEqual({ n: 2, c: 0.5, i: 20, o: 4 })
+    expect(await totals(COPY_LOST)).toEqual({ n: 2, c: 0.5, i: 20, o: 4 })
+    expect(await reconcileTraceTotals(store, refs)).toBe(0)
   })
 })

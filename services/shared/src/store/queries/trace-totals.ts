@@ -76,15 +76,40 @@ interface Drift {
 const COST_EPSILON = 1e-9
 
 /**
- * Makes traces_v1's sums for these traces equal the sums over their distinct stored
- * spans, by inserting one correction row per trace that is off (its sums are the
- * differences; its other columns are values the trace already has, so min, max and
- * any are unchanged). Safe to repeat: a second run finds nothing to correct. The
- * caller must be the only writer of these traces meanwhile (the assembler owning
- * their partition). Returns the number of traces corrected.
+ * Tables holding traces_v1's sums, in the order they are corrected: traces_v1, then
+ * trace_list_v1 (clickhouse/0025), its copy in small granules that the trace list
+ * reads. The copy is fed by a view on traces_v1's inserts, so a crash can land a
+ * traces_v1 part without the copy's part; the replay then delivers the spans again
+ * as repeats (first_delivery = 0, sums of zero), and traces_v1 looks right while
+ * the copy stays short. So the copy is reconciled against the spans as well: after
+ * traces_v1's corrections (which the view copies too), it gets its own.
+ *
+ * Why not read the list's sums from traces_v1 by id instead: traces_v1's granules
+ * hold 8,192 rows, and a page's trace ids are spread over the key, so a page of 50
+ * reads about 50 granules (400,000 rows at 100M spans) and one of 500 the whole
+ * table; the copy's granules hold 256. Its other columns (start, end, project,
+ * has_llm, expiry) are min/max/any, which a replay's repeats restore.
+ */
+const TOTALS_TABLES = ['traces_v1', 'trace_list_v1'] as const
+
+/**
+ * Makes the sums of traces_v1 and its copy (TOTALS_TABLES) for these traces equal
+ * the sums over their distinct stored spans, by inserting one correction row per
+ * trace that is off (its sums are the differences; its other columns are values
+ * the trace already has, so min, max and any are unchanged). Safe to repeat: a
+ * second run finds nothing to correct. The caller must be the only writer of these
+ * traces meanwhile (the assembler owning their partition). Returns the number of
+ * traces corrected in either table.
  */
 export async function reconcileTraceTotals(store: Store, traces: TraceRef[]): Promise<number> {
   if (traces.length === 0) return 0
+  const corrected = new Set<string>()
+  for (const table of TOTALS_TABLES) for (const d of await correctTotals(store, traces, table)) corrected.add(`${d.workspace_id}:${d.trace_id}`)
+  return corrected.size
+}
+
+/** One table's correction rows for these traces, inserted; returns the traces that were off. */
+async function correctTotals(store: Store, traces: TraceRef[], table: (typeof TOTALS_TABLES)[number]): Promise<Drift[]> {
   const drifts = await store.query<Drift>(
     `SELECT
     s.workspace_id AS workspace_id, s.trace_id AS trace_id, s.org_id AS org_id, s.project_id AS project_id,
@@ -110,17 +135,17 @@ FROM
 LEFT JOIN
 (
     SELECT workspace_id, trace_id, sum(span_count) AS spans, sum(cost_usd_total) AS cost, sum(input_tokens) AS tokens_in, sum(output_tokens) AS tokens_out
-    FROM traces_v1
+    FROM ${table}
     WHERE workspace_id IN {workspaces:Array(UUID)} AND trace_id IN {traces:Array(String)}
     GROUP BY workspace_id, trace_id
 ) AS t ON t.workspace_id = s.workspace_id AND t.trace_id = s.trace_id
 WHERE d_spans != 0 OR abs(d_cost) > {eps:Float64} OR d_in != 0 OR d_out != 0`,
     { ...refParams(traces), eps: COST_EPSILON },
-    { tag: 'assembler.reconcile' },
+    { tag: `assembler.reconcile-${table}` },
   )
-  if (drifts.length === 0) return 0
+  if (drifts.length === 0) return []
   await store.insert(
-    'traces_v1',
+    table,
     drifts.map((d) => ({
       workspace_id: d.workspace_id,
       trace_id: d.trace_id,
@@ -137,5 +162,5 @@ WHERE d_spans != 0 OR abs(d_cost) > {eps:Float64} OR d_in != 0 OR d_out != 0`,
       output_tokens: Number(d.d_out),
     })),
   )
-  return drifts.length
+  return drifts
 }

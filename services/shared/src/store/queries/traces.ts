@@ -120,36 +120,40 @@ const MAX_CANDIDATE_ROWS = 50_000
 /**
  * A page of the trace list, newest first (trace_start desc, trace_id desc).
  *
- * Phase 1 picks the page's trace ids from traces_v1, which has one small row per
- * trace once parts merge but possibly several before (a trace's trace_start is
- * the min over its rows). Aggregating every trace of a workspace to sort them costs
- * a full scan, so the page is found from candidates instead: the newest K rows by
- * their own trace_start, re-aggregated exactly (all rows of those traces), then
- * filtered and sorted. Every filter used to pick rows is one that the row holding a
- * qualifying trace's true minimum must pass (lower bounds hold for all its rows,
- * upper bounds and the cursor for its minimum), so every qualifying trace whose
- * start is newer than the K-th row's is a candidate; the page is exact when its
- * last row is newer than that, or when fewer than K rows matched. Otherwise K grows,
- * and past MAX_CANDIDATE_ROWS the full aggregation answers.
+ * Phase 1 picks the page's trace ids. A trace's trace_start is the min over its
+ * traces_v1 rows (several until parts merge, or when spans arrive over several
+ * inserts), and sorting every trace of a workspace by it costs a full read, so the
+ * page is found from candidates instead: the newest K rows of trace_starts_v1 (one
+ * per traces_v1 row, keyed by its own start, so read in key order from the newest
+ * granule), re-aggregated exactly from trace_list_v1 (all rows of those traces,
+ * looked up by id in small granules), then filtered and sorted. Every filter used to
+ * pick rows is one that the row holding a qualifying trace's true minimum must pass
+ * (lower bounds hold for all its rows, upper bounds and the cursor for its minimum),
+ * so every qualifying trace whose start is newer than the K-th row's is a candidate;
+ * the page is exact when its last row is newer than that, or when fewer than K rows
+ * matched. Otherwise K grows, and past MAX_CANDIDATE_ROWS the full aggregation
+ * answers. Filters on the whole trace (project, LLM content, grade) apply to the
+ * candidates only, so none of them reads the workspace's other traces.
+ * clickhouse/0025_create_trace_list_indexes.sql says why these two tables.
  *
- * The page's sums come with it (traces_v1 keeps them, each span counted once); a
- * second query adds the latest scores.
+ * The page's sums come with it (trace_list_v1 copies traces_v1's, each span counted
+ * once; the assembler reconciles the copy's sums after a crash as it does
+ * traces_v1's, trace-totals.ts TOTALS_TABLES says why the list does not read
+ * traces_v1 by id instead); a second query adds the latest scores (trace_grades_v1:
+ * trace_scores_v1's rows in small granules).
  */
 export async function listTraces(store: Store, q: ListTracesQuery): Promise<{ rows: TraceListRow[]; nextCursor: TraceCursor | null }> {
   const pageSize = Math.max(1, Math.floor(q.pageSize))
   const params: Record<string, unknown> = { ws: q.workspaceId, limit: pageSize + 1 }
-  // Conditions on trace_id hold for all of a trace's rows alike.
-  const traceWhere = ['workspace_id = {ws:UUID}']
   // Conditions a row must meet to possibly hold a qualifying trace's minimum.
-  const rowWhere: string[] = []
+  const rowWhere = ['workspace_id = {ws:UUID}']
   // The exact conditions, on the re-aggregated trace.
   const having: string[] = []
-  if (q.gradeMinRank !== undefined && q.gradeMinRank !== null) {
-    traceWhere.push(
-      `trace_id IN (SELECT trace_id FROM trace_scores_v1 WHERE workspace_id = {ws:UUID} GROUP BY trace_id HAVING argMax(grade_rank, scored_at) >= {gradeMin:Int8})`,
-    )
-    params.gradeMin = q.gradeMinRank
-  }
+  const grade = q.gradeMinRank !== undefined && q.gradeMinRank !== null
+  // The latest grade of these traces (a parameter of trace ids, or all) is at least the minimum.
+  const gradeIn = (ids: string) =>
+    `trace_id IN (SELECT trace_id FROM trace_grades_v1 WHERE workspace_id = {ws:UUID}${ids ? ` AND trace_id IN ${ids}` : ''} GROUP BY trace_id HAVING argMax(grade_rank, scored_at) >= {gradeMin:Int8})`
+  if (grade) params.gradeMin = q.gradeMinRank
   if (!q.includeEmpty) having.push('max(has_llm) = 1')
   if (q.project !== undefined && q.project !== null) {
     having.push('project = {project:String}')
@@ -173,7 +177,10 @@ export async function listTraces(store: Store, q: ListTracesQuery): Promise<{ ro
     rowWhere.push(`trace_start <= fromUnixTimestamp64Nano({cursorNs:Int64}, 'UTC')`)
     having.push(`(ts, trace_id) < (fromUnixTimestamp64Nano({cursorNs:Int64}, 'UTC'), {cursorId:String})`)
   }
-  const pageSql = (candidates: string) => `SELECT
+  const pageSql = (candidates: boolean) => {
+    const ids = candidates ? '{ids:Array(String)}' : ''
+    const where = ['workspace_id = {ws:UUID}', ...(candidates ? [`trace_id IN ${ids}`] : []), ...(grade ? [gradeIn(ids)] : [])]
+    return `SELECT
     trace_id,
     min(trace_start) AS ts,
     toString(toUnixTimestamp64Nano(ts)) AS start_ns,
@@ -182,29 +189,31 @@ export async function listTraces(store: Store, q: ListTracesQuery): Promise<{ ro
     sum(span_count) AS spans,
     sum(cost_usd_total) AS cost,
     sum(input_tokens) AS tokens_in,
-    sum(output_tokens) AS tokens_out${candidates ? `,
-    (SELECT tuple(toString(toUnixTimestamp64Nano(min(trace_start))), count()) FROM (${candidates})) AS horizon` : ''}
-FROM traces_v1
-WHERE ${traceWhere.join(' AND ')}${candidates ? ` AND trace_id IN (SELECT trace_id FROM (${candidates}))` : ''}
+    sum(output_tokens) AS tokens_out
+FROM trace_list_v1
+WHERE ${where.join(' AND ')}
 GROUP BY trace_id
 ${having.length ? `HAVING ${having.join(' AND ')}` : ''}
 ORDER BY ts DESC, trace_id DESC
 LIMIT {limit:UInt32}`
-
-  // One statement per attempt: the candidate scan runs as a subquery, and its
-  // horizon (oldest candidate row, row count) comes back with the rows.
-  const candidateScan = `SELECT trace_id, trace_start FROM traces_v1 WHERE ${[...traceWhere, ...rowWhere].join(' AND ')} ORDER BY trace_start DESC LIMIT {k:UInt32}`
-  let page: PageRow[] | undefined
-  // A project filter keeps only a share of the newest traces, so its first scan is wider.
-  const firstK = (pageSize + 1) * CANDIDATE_ROWS_PER_TRACE * (q.project !== undefined && q.project !== null ? 8 : 1)
-  for (let k = firstK; k <= MAX_CANDIDATE_ROWS && !page; k *= 8) {
-    const found = await store.query<PageRow & { horizon: [string, number] }>(pageSql(candidateScan), { ...params, k }, { tag: 'traces.list.page' })
-    // No rows also means no horizon: the full aggregation tells "none" from "none yet".
-    if (found.length === 0) break
-    const [horizonNs, scanned] = found[0]!.horizon
-    if (Number(scanned) < k || (found.length === pageSize + 1 && BigInt(found[pageSize]!.start_ns) > BigInt(horizonNs))) page = found
   }
-  page ??= await store.query<PageRow>(pageSql(''), params, { tag: 'traces.list.page-full' })
+
+  // The candidate scan is a statement of its own: as a subquery of the page's, it
+  // measured several times slower (ClickHouse did not read it in key order there).
+  const candidateScan = `SELECT trace_id, toString(toUnixTimestamp64Nano(trace_start)) AS start_ns FROM trace_starts_v1 WHERE ${rowWhere.join(' AND ')} ORDER BY trace_start DESC LIMIT {k:UInt32}`
+  let page: PageRow[] | undefined
+  // A project or grade filter keeps only a share of the newest traces, so its first scan is wider.
+  const firstK = (pageSize + 1) * CANDIDATE_ROWS_PER_TRACE * ((q.project !== undefined && q.project !== null) || grade ? 8 : 1)
+  for (let k = firstK; k <= MAX_CANDIDATE_ROWS && !page; k *= 8) {
+    const candidates = await store.query<{ trace_id: string; start_ns: string }>(candidateScan, { ...params, k }, { tag: 'traces.list.candidates' })
+    // No rows: the full aggregation tells "none" from "none yet".
+    if (candidates.length === 0) break
+    const horizonNs = BigInt(candidates[candidates.length - 1]!.start_ns)
+    const ids = [...new Set(candidates.map((c) => c.trace_id))]
+    const found = await store.query<PageRow>(pageSql(true), { ...params, ids }, { tag: 'traces.list.page' })
+    if (candidates.length < k || (found.length === pageSize + 1 && BigInt(found[pageSize]!.start_ns) > horizonNs)) page = found
+  }
+  page ??= await store.query<PageRow>(pageSql(false), params, { tag: 'traces.list.page-full' })
 
   const more = page.length > pageSize
   const shown = more ? page.slice(0, pageSize) : page
@@ -235,7 +244,7 @@ LIMIT {limit:UInt32}`
 async function latestScores(store: Store, workspaceId: string, ids: string[], tag: string): Promise<Map<string, ScoreRow>> {
   const rows = await store.query<ScoreRow>(
     `SELECT trace_id, argMax(grade, scored_at) AS grade, argMax(score, scored_at) AS score, argMax(scorer_version, scored_at) AS scorer_version
-FROM trace_scores_v1
+FROM trace_grades_v1
 WHERE workspace_id = {ws:UUID} AND trace_id IN {ids:Array(String)}
 GROUP BY trace_id`,
     { ws: workspaceId, ids },

@@ -1,7 +1,7 @@
 /**
  * The usage, cost and latency panels, read from the hourly roll-ups
  * (clickhouse/0009_create_usage_rollups.sql), and the latency drill-down, which
- * reads the spans of one phase in the same window.
+ * reads the top of phase_traces_v1 for one phase in the same window.
  */
 import type { Phase } from '../../domain/genai.js'
 import type { Store } from '../types.js'
@@ -109,20 +109,96 @@ GROUP BY phase ORDER BY phase`,
 /** Span types of a phase, as the latency view groups them. */
 const PHASE_TYPES: Record<Phase, string[]> = { llm: ['llm'], tool: ['tool'], retrieval: ['retrieval'], embedding: ['embedding'], agent: ['agent', 'chain'], other: ['other', ''] }
 
+/** First read of phase_traces_v1 covers this many rows per wanted trace; each retry widens it 8x. */
+const HIT_ROWS_PER_TRACE = 4
+const MAX_HIT_ROWS = 50_000
+
+interface PhaseTracesQuery {
+  workspaceId: string
+  phase: Phase
+  window: HourWindow
+  metric: 'errors' | 'slow'
+  thresholdMs: number
+  limit: number
+  retentionFloorNs: bigint
+}
+
 /**
  * Traces with a span of the phase in the window that errored, or that took at
  * least `thresholdMs`; slowest (or latest, for errors) first. Only traces inside
  * the retention window (`retentionFloorNs`) are candidates.
+ *
+ * The hits come from phase_traces_v1 (clickhouse/0026_create_phase_traces_v1.sql):
+ * its top K rows for the phase and metric in the window, read in key order from
+ * the top value down, ranked per trace by their max (the first row of each, as
+ * they come sorted). A trace whose max is above the
+ * K-th row's value has all its rows above it, so its rank is exact; the answer is
+ * when its last trace is above that value, or when fewer than K rows matched.
+ * Otherwise K grows, and past MAX_HIT_ROWS the spans answer (phaseTracesFromSpans).
+ * The retention check and the traces' own start, end and status come from the
+ * traces' rows (trace_list_v1, spans_v1) for the few traces shown.
  */
-export async function phaseTraces(
-  store: Store,
-  q: { workspaceId: string; phase: Phase; window: HourWindow; metric: 'errors' | 'slow'; thresholdMs: number; limit: number; retentionFloorNs: bigint },
-) {
+export async function phaseTraces(store: Store, q: PhaseTracesQuery) {
+  const params = {
+    ws: q.workspaceId, phase: q.phase, metric: q.metric, from: sec(q.window.fromMs), to: sec(q.window.toMs), limit: q.limit, floorNs: q.retentionFloorNs.toString(),
+    threshold: q.metric === 'slow' ? String(Math.floor(q.thresholdMs * 1e6)) : '0',
+  }
+  const hits = `SELECT trace_id, toString(value) AS v FROM phase_traces_v1
+    WHERE workspace_id = {ws:UUID} AND phase = {phase:String} AND metric = {metric:String} AND value >= {threshold:UInt64}
+      AND hour >= toDateTime({from:UInt32}) AND hour < toDateTime({to:UInt32})
+    ORDER BY value DESC LIMIT {k:UInt32}`
+  let ranked: Array<{ trace_id: string; top: bigint }> | undefined
+  for (let k = (q.limit + 1) * HIT_ROWS_PER_TRACE; k <= MAX_HIT_ROWS && !ranked; k *= 8) {
+    const found = await store.query<{ trace_id: string; v: string }>(hits, { ...params, k }, { tag: 'usage.latency.phase-hits' })
+    const top = new Map<string, bigint>()
+    for (const h of found) if (!top.has(h.trace_id)) top.set(h.trace_id, BigInt(h.v))
+    const kept = top.size === 0 ? [] : await store.query<{ trace_id: string }>(
+      `SELECT trace_id FROM trace_list_v1 WHERE workspace_id = {ws:UUID} AND trace_id IN {ids:Array(String)}
+GROUP BY trace_id HAVING min(trace_start) >= fromUnixTimestamp64Nano({floorNs:Int64}, 'UTC')`,
+      { ws: q.workspaceId, ids: [...top.keys()], floorNs: params.floorNs },
+      { tag: 'usage.latency.phase-hits-retention' },
+    )
+    const inside = new Set(kept.map((r) => r.trace_id))
+    const page = [...top].filter(([t]) => inside.has(t)).map(([trace_id, v]) => ({ trace_id, top: v }))
+      .sort((a, b) => (a.top === b.top ? (a.trace_id < b.trace_id ? -1 : 1) : a.top > b.top ? -1 : 1)).slice(0, q.limit)
+    const horizon = found.length ? BigInt(found[found.length - 1]!.v) : 0n
+    if (found.length < k || (page.length === q.limit && page[q.limit - 1]!.top > horizon)) ranked = page
+  }
+  const rows = ranked
+    ? ranked.length === 0
+      ? []
+      : await store.query<PhaseTraceRow>(
+          `SELECT trace_id, toString(toUnixTimestamp64Nano(min(start_time))) AS start_ns, toString(toUnixTimestamp64Nano(max(end_time))) AS end_ns, max(status_code = 'ERROR') AS errored
+FROM spans_v1
+WHERE workspace_id = {ws:UUID} AND trace_id IN {ids:Array(String)}
+GROUP BY trace_id`,
+          { ws: q.workspaceId, ids: ranked.map((r) => r.trace_id) },
+          { tag: 'usage.latency.phase-traces' },
+        )
+    : await phaseTracesFromSpans(store, q)
+  const traces = rows.map((r) => ({
+    trace_id: r.trace_id,
+    duration_ms: Number((BigInt(r.end_ns) - BigInt(r.start_ns)) / 1_000_000n),
+    start_time: new Date(Number(BigInt(r.start_ns) / 1_000_000n)).toISOString(),
+    status: Number(r.errored) ? 'ERROR' : 'OK',
+  }))
+  return q.metric === 'slow' ? traces.sort((a, b) => b.duration_ms - a.duration_ms || a.trace_id.localeCompare(b.trace_id)) : traces.sort((a, b) => b.start_time.localeCompare(a.start_time) || a.trace_id.localeCompare(b.trace_id))
+}
+
+interface PhaseTraceRow {
+  trace_id: string
+  start_ns: string
+  end_ns: string
+  errored: number
+}
+
+/** The drill-down from the phase's spans in the window, for when the hits are too many to rank from their top rows. */
+async function phaseTracesFromSpans(store: Store, q: PhaseTracesQuery): Promise<PhaseTraceRow[]> {
   // The spans that make a trace a hit; the trace itself must be inside the retention window too.
   const match = `workspace_id = {ws:UUID} AND start_time >= toDateTime64({from:UInt32}, 9) AND start_time < toDateTime64({to:UInt32}, 9)
       AND start_time >= fromUnixTimestamp64Nano({floorNs:Int64}, 'UTC') AND span_type IN {types:Array(String)} AND first_delivery = 1
       AND ${q.metric === 'errors' ? "status_code = 'ERROR'" : 'duration_ns >= {threshold_ns:UInt64}'}`
-  const rows = await store.query<{ trace_id: string; start_ns: string; end_ns: string; errored: number }>(
+  return store.query<PhaseTraceRow>(
     `WITH hits AS (
     SELECT trace_id, max(duration_ns) AS worst, max(start_time) AS latest
     FROM spans_v1
@@ -136,13 +212,6 @@ FROM spans_v1
 WHERE workspace_id = {ws:UUID} AND trace_id IN (SELECT trace_id FROM hits)
 GROUP BY trace_id`,
     { ws: q.workspaceId, from: sec(q.window.fromMs), to: sec(q.window.toMs), types: PHASE_TYPES[q.phase], threshold_ns: String(Math.floor(q.thresholdMs * 1e6)), limit: q.limit, floorNs: q.retentionFloorNs.toString() },
-    { tag: 'usage.latency.phase-traces' },
+    { tag: 'usage.latency.phase-traces-spans' },
   )
-  const traces = rows.map((r) => ({
-    trace_id: r.trace_id,
-    duration_ms: Number((BigInt(r.end_ns) - BigInt(r.start_ns)) / 1_000_000n),
-    start_time: new Date(Number(BigInt(r.start_ns) / 1_000_000n)).toISOString(),
-    status: Number(r.errored) ? 'ERROR' : 'OK',
-  }))
-  return q.metric === 'slow' ? traces.sort((a, b) => b.duration_ms - a.duration_ms || a.trace_id.localeCompare(b.trace_id)) : traces.sort((a, b) => b.start_time.localeCompare(a.start_time) || a.trace_id.localeCompare(b.trace_id))
 }
