@@ -52,17 +52,17 @@ async function landCodingAgentRecords(store: Store, batch: Array<Delivered<Codin
       rejected.push({ record, reason: `unmappable coding-agent record: ${err instanceof Error ? err.message : String(err)}`, workspaceId: value.workspace_id, orgId: value.org_id })
     }
   }
-  const metrics: MetricRow[] = []
   const byWorkspace = new Map<string, typeof points>()
   for (const p of points) {
     const list = byWorkspace.get(p.row.workspace_id)
     if (list) list.push(p)
     else byWorkspace.set(p.row.workspace_id, [p])
   }
-  for (const [ws, list] of byWorkspace) {
-    const stored = await previousPoints(store, ws, firstTimes(list.filter((p) => p.row.temporality === 'cumulative').map((p) => p.row)))
-    metrics.push(...withDeltas(list, stored))
-  }
+  // The workspaces' lookups at once: a ClickHouse server answers them side by side.
+  const converted = await Promise.all(
+    [...byWorkspace].map(async ([ws, list]) => withDeltas(list, await previousPoints(store, ws, firstTimes(list.filter((p) => p.row.temporality === 'cumulative').map((p) => p.row))))),
+  )
+  const metrics = converted.flat()
   await insertCodingAgentRows(store, { metrics: metrics as never, events: events as never, commits: commits as never, edits: edits as never })
   return rejected
 }
