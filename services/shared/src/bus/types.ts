@@ -41,8 +41,9 @@ export interface BatchContext {
   /** Becomes true when the subscription is closing; long handlers may stop early. */
   readonly closing: boolean
   /**
-   * Records of the batch's partition after its last one, as far as the bus knew when
-   * it delivered the batch (0: the batch reached the end); absent when unknown.
+   * Records of the batch's partition after its last one (0: the batch reached the end);
+   * absent when unknown. The embedded bus counts them when asked, so after the handler
+   * it includes what arrived meanwhile; Kafka knows them as of the batch's fetch.
    */
   readonly backlog?: number
 }

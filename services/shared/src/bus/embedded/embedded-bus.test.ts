@@ -99,6 +99,24 @@ describe('embedded bus', () => {
     expect(await b.committedOffsets('g', 't')).toEqual(new Map([[0, '2']]))
   })
 
+  it('counts a batch\'s backlog when asked: records produced while it is handled are behind it', async () => {
+    const b = await bus(newDir())
+    await b.ensureTopics([{ name: 't', partitions: 1 }])
+    await b.produce('t', [rec(null, 'a'), rec(null, 'b'), rec(null, 'c')])
+    const backlogs: Array<[number | undefined, number | undefined]> = []
+    let done!: () => void
+    const ok = new Promise<void>((r) => (done = r))
+    const sub = await b.subscribe({ group: 'g', topics: ['t'], fromBeginning: true, maxBatchRecords: 2, onBatch: async (rs, ctx) => {
+      const before = ctx.backlog
+      if (backlogs.length === 0) await b.produce('t', [rec(null, 'd'), rec(null, 'e'), rec(null, 'f')])
+      backlogs.push([before, ctx.backlog])
+      if (rs.at(-1)!.value.toString() === 'f') done()
+    } })
+    await ok
+    await sub.close()
+    expect(backlogs).toEqual([[1, 4], [2, 2], [0, 0]])
+  })
+
   it('gives ephemeral subscriptions the whole log and never commits for them', async () => {
     const b = await bus(newDir())
     await b.ensureTopics([{ name: 'control', partitions: 1, retentionMs: -1 }])

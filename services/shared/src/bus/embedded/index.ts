@@ -169,12 +169,14 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
     let wake!: () => void
     const closeSignal = new Promise<void>((r) => (wake = r))
 
-    const deliver = async (records: ConsumedRecord[], backlog: number) => {
+    const deliver = async (records: ConsumedRecord[], backlog: () => number) => {
       const batchCtx = {
         get closing() {
           return ctx.closing
         },
-        backlog,
+        get backlog() {
+          return backlog()
+        },
       }
       for (let attempt = 0; !ctx.closing; attempt++) {
         try {
@@ -202,7 +204,9 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
           continue
         }
         const records = framed.map((r) => ({ topic: p.topic, partition: p.partition, offset: r.offset.toString(), key: r.key, value: r.value, timestamp: r.timestamp }))
-        if (!(await deliver(records, Number(p.log.endOffset - p.cursor.offset)))) {
+        // Counted when asked (after the handler): what arrived while the batch waited in a
+        // lane or was handled is behind it too, and is what the next batch's size must meet.
+        if (!(await deliver(records, () => Number(p.log.endOffset - p.cursor.offset)))) {
           Object.assign(p.cursor, before)
           break
         }
