@@ -116,6 +116,37 @@ interface PageRow {
 /** First candidate scan covers this many rows per wanted trace; each retry widens it 8x. */
 const CANDIDATE_ROWS_PER_TRACE = 4
 const MAX_CANDIDATE_ROWS = 50_000
+/** The first look-up takes this many of the newest candidate traces per wanted trace; each retry 4x. */
+const LOOKUP_TRACES_PER_TRACE = 2
+
+/**
+ * The page from one candidate scan (rows newest first; `complete` when the scan
+ * found fewer rows than it asked for), or undefined when the scan must widen.
+ * Looks up the newest candidates first: the rows before the first row of a trace
+ * left out are themselves the newest rows, so a trace newer than that row is among
+ * the traces looked up, and the page is exact when its last row is newer. A filter
+ * that keeps a fifth of the traces (a project) thus looks up a few hundred traces
+ * for a page of 50 instead of every candidate, and page_size=500 about 1,000
+ * instead of 2,000: the look-ups, a granule of trace_list_v1 per trace, are most
+ * of a page's cost, the scan of trace_starts_v1 reads only narrow rows in key order.
+ */
+async function pageOfCandidates(
+  candidates: Array<{ trace_id: string; start_ns: string }>,
+  complete: boolean,
+  pageSize: number,
+  lookUp: (ids: string[]) => Promise<PageRow[]>,
+): Promise<PageRow[] | undefined> {
+  const ids = [...new Set(candidates.map((c) => c.trace_id))]
+  for (let m = (pageSize + 1) * LOOKUP_TRACES_PER_TRACE; ; m *= 4) {
+    const taken = new Set(ids.slice(0, m))
+    const found = await lookUp([...taken])
+    const all = taken.size === ids.length
+    if (all && complete) return found
+    const horizon = all ? candidates[candidates.length - 1]! : candidates.find((c) => !taken.has(c.trace_id))!
+    if (found.length === pageSize + 1 && BigInt(found[pageSize]!.start_ns) > BigInt(horizon.start_ns)) return found
+    if (all) return undefined
+  }
+}
 
 /**
  * A page of the trace list, newest first (trace_start desc, trace_id desc).
@@ -131,8 +162,8 @@ const MAX_CANDIDATE_ROWS = 50_000
  * (lower bounds hold for all its rows, upper bounds and the cursor for its minimum),
  * so every qualifying trace whose start is newer than the K-th row's is a candidate;
  * the page is exact when its last row is newer than that, or when fewer than K rows
- * matched. Otherwise K grows, and past MAX_CANDIDATE_ROWS the full aggregation
- * answers. Filters on the whole trace (project, LLM content, grade) apply to the
+ * matched (the newest candidates are looked up first: pageOfCandidates). Otherwise
+ * K grows, and past MAX_CANDIDATE_ROWS the full aggregation answers. Filters on the whole trace (project, LLM content, grade) apply to the
  * candidates only, so none of them reads the workspace's other traces.
  * clickhouse/0025_create_trace_list_indexes.sql says why these two tables.
  *
@@ -208,10 +239,9 @@ LIMIT {limit:UInt32}`
     const candidates = await store.query<{ trace_id: string; start_ns: string }>(candidateScan, { ...params, k }, { tag: 'traces.list.candidates' })
     // No rows: the full aggregation tells "none" from "none yet".
     if (candidates.length === 0) break
-    const horizonNs = BigInt(candidates[candidates.length - 1]!.start_ns)
-    const ids = [...new Set(candidates.map((c) => c.trace_id))]
-    const found = await store.query<PageRow>(pageSql(true), { ...params, ids }, { tag: 'traces.list.page' })
-    if (candidates.length < k || (found.length === pageSize + 1 && BigInt(found[pageSize]!.start_ns) > horizonNs)) page = found
+    page = await pageOfCandidates(candidates, candidates.length < k, pageSize, (ids) =>
+      store.query<PageRow>(pageSql(true), { ...params, ids }, { tag: 'traces.list.page' }),
+    )
   }
   page ??= await store.query<PageRow>(pageSql(false), params, { tag: 'traces.list.page-full' })
 
