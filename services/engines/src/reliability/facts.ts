@@ -41,6 +41,8 @@ export interface Fact {
   group?: string
   /** A long string: its sentences, about the entity. */
   prose?: boolean
+  /** A count over a list's items ("2 governing laws of the documents"): it backs figures, never words. */
+  tally?: boolean
   /** The facts of the items of one list share it (their owners are told apart by what they do not share). */
   list?: string
   /** An item's other short values ("period": "2026-11", "status": "open"): they tell it from its siblings too. */
@@ -333,7 +335,7 @@ function listCounts(objects: Array<Record<string, unknown>>, path: string[], own
       texts.push(`${values.filter((x) => x === d).length} ${noun} by ${d.replace(/_/g, ' ')}${status ? ` (${status})` : ''}`)
     }
   }
-  return texts.map((t) => ({ owners, ambiguous: false, attribute: noun, predicate: noun, parent: '', text: `${owners.join(' ')} ${t}`, quantities: quantities(`${owners.join(' ')} ${t}`), prose: true }))
+  return texts.map((t) => ({ owners, ambiguous: false, attribute: noun, predicate: noun, parent: '', text: `${owners.join(' ')} ${t}`, quantities: quantities(`${owners.join(' ')} ${t}`), prose: true, tally: true }))
 }
 
 /** The facts of a JSON value (a tool result). */

@@ -75,3 +75,22 @@ describe('a comparison stating both sides\' figures', () => {
     expect(await verdicts(ndas, "Corvid's obligations survive longer, five years against Helix's three.")).toEqual(['supported'])
   })
 })
+
+describe('a fact backs words by its value', () => {
+  const ndas = {
+    documents: [
+      { doc: 'NDA-Helix-2026', counterparty: 'Helix Analytics', governing_law: 'England and Wales' },
+      { doc: 'NDA-Corvid-2025', counterparty: 'Corvid Labs', governing_law: 'Delaware' },
+    ],
+  }
+
+  it('does not back a claim giving another value of the attribute by the entity and key alone', async () => {
+    expect(await verdicts(ndas, 'The Corvid NDA is governed by English law.')).toEqual(['unsupported'])
+    expect(await verdicts(ndas, 'The Corvid NDA is governed by Delaware law.')).toEqual(['supported'])
+  })
+
+  it('does not take a shared code prefix or a count of values for the value', async () => {
+    const rollout = { deployment: 'api', current_image: 'registry.example.com/shop/api:v1.9.0', message: 'Waiting for deployment rollout to finish' }
+    expect(await verdicts(rollout, 'Your rollback to v1.8.2 has finished.')).toEqual(['unsupported'])
+  })
+})

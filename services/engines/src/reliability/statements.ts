@@ -48,6 +48,8 @@ export interface Statement {
   absent?: boolean
   /** An amount of zero: a claim that it is free or costs nothing agrees with it. */
   free?: boolean
+  /** A count over a list's items: it backs figures, never words. */
+  tally?: boolean
 }
 
 const stems = (text: string) => new Set([...analyze(text).terms.keys()].filter((t) => !t.startsWith('#')))
@@ -95,7 +97,7 @@ function joined(a: Statement, b: Statement): Statement {
 /** A fact as a statement: its text's words, its own quantities, a flag's polarity on its attribute's words. */
 function factStatement(e: Evidence, f: Fact): Statement {
   const owner = new Set(f.owners.flatMap((o) => [...stems(o)]))
-  if (f.prose) return statement(e, f.text, owner, { ambiguousOwner: f.ambiguous })
+  if (f.prose) return statement(e, f.text, owner, { ambiguousOwner: f.ambiguous, ...(f.tally ? { tally: true } : {}) })
   const context = f.parent ? stems(f.parent) : undefined
   const s = statement(e, f.text, owner, { ambiguousOwner: f.ambiguous, key: f.attribute, ...(context ? { context } : {}) })
   s.quantities = f.quantities

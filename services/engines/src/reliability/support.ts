@@ -29,7 +29,7 @@
 import { derivable, type Operands } from './arithmetic.js'
 import type { Evidence } from './evidence.js'
 import { flagVerdict } from './flags.js'
-import { alignment, bestStatement, clauseMixup, coverage, figureWordsMeet, localTerms, namesOwner, rank, readClaim, termIn, wordsMeet, type Claim } from './match.js'
+import { SEMANTIC_SUPPORT, alignment, bestStatement, clauseMixup, coverage, figureWordsMeet, localTerms, namesOwner, rank, readClaim, termIn, wordsMeet, type Claim } from './match.js'
 import { polarity } from './polarity.js'
 import { sameValue, satisfies, type Quantity } from './quantity.js'
 import { COMPARATIVE, relation } from './relations.js'
@@ -359,8 +359,12 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
       }
     }
   } else {
-    const s = bestStatement(c, usable, ctx.similarity)
-    const pair = s ? pairCoverage(c, usable, s) : null
+    // A fact backs words only by its value: "governing law: Delaware" says nothing for "governed by English law",
+    // though its entity and key are all the claim's words but one; nor does a count of a list's values.
+    // The sentence model may still read the value as the claim's ("English law": "England and Wales").
+    const worded = usable.filter((x) => !x.tally && (!valueUnsaid(c, x) || (ctx.similarity?.(x) ?? 0) >= SEMANTIC_SUPPORT))
+    const s = bestStatement(c, worded, ctx.similarity)
+    const pair = s ? pairCoverage(c, worded, s) : null
     const cov = s ? Math.max(alignment(c, s, ctx.similarity), pair?.cov ?? 0) : 0
     if (s && cov >= SUPPORT_COVERAGE) {
       // A pair backs the claim only as a whole: a denial in either half ("claim id: HC-55821" + "status: denied") denies
@@ -384,6 +388,16 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
   const best = bestStatement(c, results, ctx.similarity)
   const cov = best ? alignment(c, best, ctx.similarity) : 0
   return { verdict: 'unsupported', confidence: cov < 0.3 ? CONFIDENCE.nothing : CONFIDENCE.weak, evidence: null, rule: 'unsupported' }
+}
+
+/** A fact (not a flag) whose value has words, none of them the claim's. */
+function valueUnsaid(c: Claim, s: Statement): boolean {
+  if (s.key === undefined || s.boolean) return false
+  const at = s.text.indexOf(': ')
+  if (at < 0) return false
+  // Words of three letters or more: "v1" of "v1.9.0" is no word in common with "v1.8.2".
+  const value = [...readClaim(s.text.slice(at + 2)).terms.keys()].filter((t) => t.length >= 3)
+  return value.length > 0 && !value.some((t) => termIn(t, c.terms))
 }
 
 /** A claim that joins two facts of one source ("adds CSV export and fixes a timezone bug"): coverage by the best pair. */
