@@ -7,8 +7,8 @@
  * split over a count, the days between two dates, the time between two clock
  * times, a date or a clock time moved by a duration, and a UTC time in a zone whose
  * offset the trace gives. Every candidate uses at least one evidence figure; the
- * user's figures may enter, the answer's own only in products (a chain: $8,526 ×
- * 0.79), never in sums.
+ * user's figures may enter, and the answer's own (a chain: $8,526 × 0.79, "$2,710.50
+ * at today's rate … with the $150 fee, $2,860.50"), rates of the answer only in products.
  */
 import { currencyOf, sameValue, type Quantity } from './quantity.js'
 
@@ -19,7 +19,7 @@ export interface Operands {
   topical: Set<Quantity>
   /** The user's figures (operands, never support on their own). */
   request: Quantity[]
-  /** Figures stated elsewhere in the answer and in the claim (products only). */
+  /** Figures stated elsewhere in the answer and in the claim (a chain: always beside an evidence figure). */
   answer: Quantity[]
   /** Offsets from UTC, in minutes, that the trace names ("UTC-8", "+08:00"). */
   offsets: number[]
@@ -69,8 +69,9 @@ export function derivable(q: Quantity, ops: Operands): boolean {
   const answer = uniq(ops.answer.filter((x) => !sameValue(q, x)), seen)
   const all = [...evidence, ...extra, ...answer]
   const isEv = new Set(evidence)
-  // Sums and differences only of figures on the claim's topic (or the user's): two unrelated figures add up by chance.
-  const inSum = new Set([...evidence.filter((x) => ops.topical.has(x)), ...extra])
+  // Sums and differences only of figures on the claim's topic, the user's or the answer's (a chain; not its rates: a
+  // "100 requests per second" added up from the answer's other limits): two unrelated figures add up by chance.
+  const inSum = new Set([...evidence.filter((x) => ops.topical.has(x)), ...extra, ...answer.filter((x) => !x.per)])
   // Arithmetic must meet the figure as written: "about $1,860" is not 1,764, though "about" allows 6% for a reading.
   const slack = Math.max(q.digits ?? q.tol, Math.abs(q.value) * (q.approx ? 0.035 : 0.01))
   const hit = (v: number) => Number.isFinite(v) && Math.abs(v - q.value) <= slack && Math.abs(v) > 1e-9

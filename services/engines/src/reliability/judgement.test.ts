@@ -94,3 +94,12 @@ describe('a fact backs words by its value', () => {
     expect(await verdicts(rollout, 'Your rollback to v1.8.2 has finished.')).toEqual(['unsupported'])
   })
 })
+
+describe('chained arithmetic', () => {
+  const quote = { transfer: 'T-1', amount_eur: 2500, rate_usd_per_eur: 1.0842, fee_usd: 150 }
+
+  it('adds a figure the answer computed to one of the evidence', async () => {
+    expect(await verdicts(quote, "€2,500 is $2,710.50 at today's rate. With the $150 fee you pay $2,860.50 in total.")).toEqual(['supported', 'supported'])
+    expect((await verdicts(quote, "€2,500 is $2,710.50 at today's rate. With the $150 fee you pay $3,400.00 in total."))[1]).not.toBe('supported')
+  })
+})
