@@ -90,10 +90,12 @@ export const keyWords = (k: string) =>
     .map((w) => w.toLowerCase())
 /**
  * Key words as the fact's text shows them: without the unit and currency words (the value carries them), bare numbers
- * and "per". A one-letter or English unit word ("in", "m", "s") is a unit only at the end of the key ("in_stock" keeps "in").
+ * other than years, and "per". A one-letter or English unit word ("in", "m", "s") is a unit only at the end of the key ("in_stock" keeps "in").
  */
 const attributeOf = (words: string[]) =>
-  words.filter((w, i) => !CURRENCY_KEYS[w] && !(KEY_UNITS[w] && (INNER_UNITS.has(w) || i === words.length - 1)) && w !== 'p' && w !== 'per' && !/^\d+$/.test(w)).join(' ')
+  words.filter((w, i) => !CURRENCY_KEYS[w] && !(KEY_UNITS[w] && (INNER_UNITS.has(w) || i === words.length - 1)) && w !== 'p' && w !== 'per' && (!/^\d+$/.test(w) || YEAR.test(w))).join(' ')
+/** A year as a key ("recent": {"2022": 0.24}) names the value: "2023 was cooler than 2022". */
+const YEAR = /^(?:1[89]\d\d|20\d\d)$/
 
 interface Scope {
   /** A currency the object or one around it names ("currency": "JPY"). */

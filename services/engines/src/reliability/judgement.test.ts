@@ -103,3 +103,11 @@ describe('chained arithmetic', () => {
     expect((await verdicts(quote, "€2,500 is $2,710.50 at today's rate. With the $150 fee you pay $3,400.00 in total."))[1]).not.toBe('supported')
   })
 })
+
+describe('values keyed by year', () => {
+  it('are named by their year in a comparison', async () => {
+    const series = { series: 'global temperature anomaly', unit: 'degC', recent: { '2022': 0.24, '2023': 0.6, '2024': 0.72 } }
+    expect(await verdicts(series, '2023 was cooler than 2022.')).toEqual(['contradicted'])
+    expect(await verdicts(series, '2024 was warmer than 2023.')).toEqual(['supported'])
+  })
+})

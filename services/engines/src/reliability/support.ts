@@ -303,7 +303,8 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
     const ev = bestStatement(c, usable, ctx.similarity)?.evidence ?? null
     if (own && other && rest && ev) return { verdict: rel.holds ? 'supported' : 'contradicted', confidence: CONFIDENCE.relation, evidence: ev, rule: rel.holds ? 'relation' : 'relation-false' }
   } else if (rel) {
-    const figures = c.quantities.length ? backFigures(c, ctx, usable).found.every((f) => f !== null) : true
+    // Years name the sides ("2024 was warmer than 2023"): they are no figures to back.
+    const figures = c.quantities.length ? backFigures(c, ctx, usable).found.every((f, i) => f !== null || yearLike(c.quantities[i]!)) : true
     const ev = rel.s?.evidence ?? bestStatement(c, usable, ctx.similarity)?.evidence ?? null
     if (!rel.holds && ev) return { verdict: 'contradicted', confidence: CONFIDENCE.relation, evidence: ev, rule: 'relation-false' }
     if (rel.holds && figures && ev) return { verdict: 'supported', confidence: CONFIDENCE.relation, evidence: ev, rule: 'relation' }
