@@ -111,3 +111,12 @@ describe('values keyed by year', () => {
     expect(await verdicts(series, '2024 was warmer than 2023.')).toEqual(['supported'])
   })
 })
+
+describe('a figure restating another of the claim', () => {
+  const quote = { mode: 'ocean', carrier: 'Maersk', transit_days: 32 }
+
+  it('is backed with it when it holds of it', async () => {
+    expect(await verdicts(quote, 'It takes 32 days, more than four weeks.')).toEqual(['supported'])
+    expect(await verdicts(quote, 'It takes 32 days, more than five weeks.')).not.toEqual(['supported'])
+  })
+})

@@ -215,6 +215,13 @@ function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): { found:
     if (ctx.request.some((s) => s.quantities.some((e) => sameValue(q, e)))) return 'request' as const
     return null
   })
+  // A figure restating another of the claim in other units, or bounding it ("32 days, more than four weeks", "56 hours,
+  // which is 7 days"), is backed with it.
+  c.quantities.forEach((q, i) => {
+    if (found[i] !== null) return
+    const j = c.quantities.findIndex((o, k) => k !== i && o.dim === q.dim && typeof found[k] === 'object' && found[k] !== null && satisfies(q, o))
+    if (j >= 0) found[i] = found[j]!
+  })
   // Figures read from separate sentences of one text back the claim only if one statement holds them together
   // ("You can lock for 60 days at no cost" is not "a 45-day lock is included at no cost" plus "a 60-day lock adds 0.125 points").
   const apart = found.filter((f): f is Found => typeof f === 'object' && f !== null && f.s.evidence.kind !== 'tool_result')
