@@ -120,3 +120,12 @@ describe('a figure restating another of the claim', () => {
     expect(await verdicts(quote, 'It takes 32 days, more than five weeks.')).not.toEqual(['supported'])
   })
 })
+
+describe('a figure in a result\'s prose', () => {
+  it('yields to a typed field of its own record, not of another', async () => {
+    const run = { run_id: 'R-5812', duration_s: 252, failed_tests: [{ name: 'test_checkout_refund', error: 'TimeoutError: no response after 30000 ms' }] }
+    expect(await verdicts(run, 'test_checkout_refund timed out after 30 seconds.')).toEqual(['supported'])
+    const booking = { booking: 'B-1', time: '20:00', note: '19:30 fully booked; next slot offered' }
+    expect(await verdicts(booking, 'Your table B-1 is booked for 19:30.')).not.toEqual(['supported'])
+  })
+})

@@ -195,10 +195,15 @@ function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): { found:
     }
     return best
   }
-  // A value mentioned in a result's prose ("note": "19:30 fully booked") yields to the result's own field of that kind
-  // ("time": "20:00"): the booking is at 20:00, whatever else the note names.
+  // A value mentioned in a result's prose ("note": "19:30 fully booked") yields to the same record's own field of that
+  // kind ("time": "20:00"): the booking is at 20:00, whatever else the note names. Another record's field (the CI run's
+  // duration beside a failed test's "no response after 30000 ms") is about something else.
+  const sameRecord = (a: Statement, b: Statement) => a.owner.size === b.owner.size && [...a.owner].every((o) => b.owner.has(o))
   const typedOther = (q: Quantity, f: Found | null) =>
-    f !== null && f.s.key !== undefined && wordsAround(f.s) >= 2 && usable.some((x) => x.evidence === f.s.evidence && x.key && wordsAround(x) === 0 && x.quantities.some((e) => e.dim === q.dim && !satisfies(q, e)))
+    f !== null &&
+    f.s.key !== undefined &&
+    wordsAround(f.s) >= 2 &&
+    usable.some((x) => x.evidence === f.s.evidence && x.key && sameRecord(x, f.s) && wordsAround(x) === 0 && x.quantities.some((e) => e.dim === q.dim && !satisfies(q, e)))
   const measuredFirst = c.quantities.map((q) => {
     const f = q.dim === 'count' ? null : find(q, new Set())
     return typedOther(q, f) ? null : f
