@@ -129,3 +129,19 @@ describe('a figure in a result\'s prose', () => {
     expect(await verdicts(booking, 'Your table B-1 is booked for 19:30.')).not.toEqual(['supported'])
   })
 })
+
+describe('a call\'s status', () => {
+  const call = async (name: string, result: unknown, answer: string) => {
+    const id = (++traces).toString(16).padStart(32, '0')
+    const v = viewOf([
+      { id: '1'.repeat(16), attrs: tool(name, { user: 'U-1' }, result) },
+      { id: '2'.repeat(16), attrs: chat([['user', 'Help.']], answer) },
+    ], id)
+    return (await contentReliability(v)).claims.map((c) => c.verdict)
+  }
+
+  it('speaks for the action the tool is named for, in the status\'s own word', async () => {
+    expect(await call('send_reset_link', { status: 'sent' }, "I've sent a password reset link to your email.")).toEqual(['supported'])
+    expect(await call('lock_account', { status: 'failed' }, "I've locked your account.")).not.toEqual(['supported'])
+  })
+})
