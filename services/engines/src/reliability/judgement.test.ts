@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { contentReliability } from './index.js'
+import { quantities } from './quantity.js'
 import { chat, tool, viewOf } from './test-view.js'
 
 let traces = 0
@@ -143,5 +144,13 @@ describe('a call\'s status', () => {
   it('speaks for the action the tool is named for, in the status\'s own word', async () => {
     expect(await call('send_reset_link', { status: 'sent' }, "I've sent a password reset link to your email.")).toEqual(['supported'])
     expect(await call('lock_account', { status: 'failed' }, "I've locked your account.")).not.toEqual(['supported'])
+  })
+})
+
+describe('numbers that name things', () => {
+  it('are no figures to back: a 401(k), a Section 7(b)', async () => {
+    const stub = { period: '2026-11-15', net_usd: 2400.42, retirement_401k_usd: 189.23 }
+    expect(await verdicts(stub, 'After taxes and the 401(k), your take-home pay is $2,400.42.')).toEqual(['supported'])
+    expect(quantities('Under Section 7(b) you owe $40.').map((q) => q.value)).toEqual([40])
   })
 })
