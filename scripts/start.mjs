@@ -14,7 +14,7 @@
  * relative to the bundle. Files the code reads at run time relative to its own
  * source (SQL migrations, Avro schemas, proto files, the price table, the console)
  * are still found there: each source file's `import.meta.url` is its own, while
- * `import.meta.dirname` is the bundle's (the worker threads' entries sit beside it).
+ * `import.meta.dirname` is the bundle's (the model thread's entry sits beside it).
  *
  * Tests and development keep running the TypeScript directly (`node --import tsx`).
  */
@@ -33,11 +33,10 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url))
 // SVC_BUILD_DIR: elsewhere than .svc-build/ (tests build into a directory of their own).
 const BUILD_DIR = process.env.SVC_BUILD_DIR ? resolve(process.env.SVC_BUILD_DIR) : join(ROOT, '.svc-build')
 const THIS_FILE = relative(ROOT, fileURLToPath(import.meta.url))
-// Worker threads load a file of their own, bundled beside main.mjs under these names: the sentence model's
-// (threaded-model.ts) and the ingest decoders' (services/ingest/src/decoders/pool.ts).
-const THREADS = { 'model-thread': 'services/engines/src/semantic/model-thread.ts', 'decoder-thread': 'services/ingest/src/decoders/decoder-thread.ts' }
+// The sentence model's worker thread loads a file of its own (threaded-model.ts).
+const MODEL_THREAD = 'services/engines/src/semantic/model-thread.ts'
 // Builds a service keeps besides its current one: a process started from an older
-// build may still start its threads from that build's directory.
+// build may still start its model thread from that build's directory.
 const KEEP_OLDER = 3
 
 /** Hash of the build's inputs (paths and contents), this script and the lockfile (the packages' versions). */
@@ -86,7 +85,7 @@ async function build(service) {
     },
   }
   const result = await esbuild.build({
-    entryPoints: { main: `services/${service}/src/main.ts`, ...THREADS },
+    entryPoints: { main: `services/${service}/src/main.ts`, 'model-thread': MODEL_THREAD },
     absWorkingDir: ROOT,
     bundle: true,
     platform: 'node',

@@ -20,7 +20,7 @@ import { codingAgentEventV1, codingAgentKey, codingAgentMetricV1 } from '@svc/sh
 import { readMigrations } from '@svc/shared/store/migrate'
 import { decodeMetricsRequest } from '@svc/ingest/otlp/metrics'
 import { decodeLogsRequest, stripEventText } from '@svc/ingest/otlp/logs'
-import { sessionOf } from '@svc/ingest/decoders/preparers'
+import { sessionOf } from '@svc/ingest/routes/coding-agent'
 import { mapEvent, metricPoint, withDeltas } from '@svc/coding-agent/map'
 
 /** What the usage endpoint's totals gain when a body has landed. */

@@ -3,10 +3,8 @@
  * esbuild into a build directory when its sources changed, then run by node alone.
  * The bundle must still find what the code reads relative to its own source (SQL
  * migrations, Avro schemas, the price table, the console's dist/, package.json for
- * the OpenAPI version) and start the sentence model's thread and the ingest decoder
- * thread from the bundle's own entries, so the all-in-one is driven here through a
- * whole round trip (with one decoder thread, whatever the machine's cores: a thread
- * that cannot start answers every ingest request 503).
+ * the OpenAPI version) and start the sentence model's thread from the bundle's own
+ * entry, so the all-in-one is driven here through a whole round trip.
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -49,7 +47,7 @@ describe('compiled start (scripts/start.mjs)', () => {
     expect(buildOnly('clickhouse-http')).toMatch(/^start: clickhouse-http from \S+clickhouse-http-[0-9a-f]{12} \(current\)$/)
     const info = join(buildDir, 'clickhouse-http.json')
     const recorded = JSON.parse(readFileSync(info, 'utf8')) as { fingerprint: string; inputs: string[]; dir: string }
-    expect(recorded.inputs).toEqual(expect.arrayContaining(['services/clickhouse-http/src/main.ts', 'services/shared/src/config.ts', 'services/engines/src/semantic/model-thread.ts', 'services/ingest/src/decoders/decoder-thread.ts']))
+    expect(recorded.inputs).toEqual(expect.arrayContaining(['services/clickhouse-http/src/main.ts', 'services/shared/src/config.ts', 'services/engines/src/semantic/model-thread.ts']))
     expect(recorded.inputs.some((p) => p.includes('node_modules'))).toBe(false)
     // A record that no longer matches the files (as after an edit) means a new build.
     writeFileSync(info, JSON.stringify({ ...recorded, fingerprint: 'stale' }))
@@ -64,7 +62,7 @@ describe('compiled start (scripts/start.mjs)', () => {
       SVC_BUILD_DIR: buildDir, SVC_BUS: 'embedded', KAFKA_BROKERS: '', REDIS_URL: '', CLICKHOUSE_URL: '', SVC_DATA_DIR: dataDir, SVC_HOST: '127.0.0.1',
       SVC_INGEST_PORT: String(ingestPort), SVC_API_PORT: String(apiPort), SVC_CLICKHOUSE_HTTP_PORT: String(clickhousePort),
       SVC_INIT_ORG_SLUG: 'compiled', SVC_INIT_WORKSPACE_SLUG: 'w', SVC_INIT_API_KEY: KEY, SVC_INIT_USER_PASSWORD: 'pw-compiled-test', SVC_QUIET_BOOTSTRAP: 'true',
-      LOG_LEVEL: 'info', SVC_TRACE_QUIET_MS: '300', SVC_INGEST_DECODER_THREADS: '1',
+      LOG_LEVEL: 'info', SVC_TRACE_QUIET_MS: '300',
     })
     const apiUrl = `http://127.0.0.1:${apiPort}`
     const ingestUrl = `http://127.0.0.1:${ingestPort}`

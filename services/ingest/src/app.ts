@@ -14,7 +14,6 @@ import type { Logger } from '@svc/shared/log'
 import { PIPELINE_LAG, processRegistry, registerConsumerLag } from '@svc/shared/metrics'
 import { pipelineNamespace } from '@svc/shared/bus/consumer-lag'
 import { Admission } from './admission.js'
-import { createDecoders, type Decoders } from './decoders/pool.js'
 import { createIngestMetrics, ingestRegistry, type IngestMetrics } from './metrics.js'
 import { InflightBudget } from './middleware/backpressure.js'
 import type { IngestRouteDeps } from './routes/accept.js'
@@ -31,8 +30,6 @@ export interface IngestDeps {
   cache?: Cache
   /** How long a request waits for the bus to acknowledge before answering 503 (default 30 s). */
   produceTimeoutMs?: number
-  /** Where bodies are decoded (default: SVC_INGEST_DECODER_THREADS threads, owned and closed by the app). */
-  decoders?: Decoders
 }
 
 export interface IngestApp {
@@ -45,8 +42,6 @@ export interface IngestApp {
   drain(timeoutMs: number): Promise<boolean>
   /** Admission against the pipeline's lag and the log's disk budget (stop it with the service). */
   admission: Admission
-  /** The decoder threads (close them with the service, once drained). */
-  decoders: Decoders
 }
 
 export const DEFAULT_PRODUCE_TIMEOUT_MS = 30_000
@@ -57,7 +52,6 @@ export function createIngestApp(deps: IngestDeps): IngestApp {
   const metrics = createIngestMetrics()
   const budget = new InflightBudget(config.SVC_INGEST_MAX_INFLIGHT_BYTES, metrics)
   const onKeyUsed = deps.cache ? keyUsageRecorder(deps.cache) : undefined
-  const decoders = deps.decoders ?? createDecoders(config.SVC_INGEST_DECODER_THREADS, log)
 
   const app = new Hono()
   app.get('/health', (c) => c.json({ status: 'ok' }))
@@ -75,7 +69,6 @@ export function createIngestApp(deps: IngestDeps): IngestApp {
     metrics,
     log,
     maxBodyBytes: config.SVC_INGEST_MAX_BODY_BYTES,
-    decoders,
     produceTimeoutMs: deps.produceTimeoutMs ?? DEFAULT_PRODUCE_TIMEOUT_MS,
     protobuf: config.SVC_INGEST_PROTOBUF,
     admission,
@@ -86,5 +79,5 @@ export function createIngestApp(deps: IngestDeps): IngestApp {
   app.route('/', workspaceRoutes(control.state, onKeyUsed))
   app.onError(jsonErrorHandler(log))
   app.notFound(jsonNotFound)
-  return { app, metrics, budget, routeDeps, admission, decoders, drain: (timeoutMs) => budget.drain(timeoutMs) }
+  return { app, metrics, budget, routeDeps, admission, drain: (timeoutMs) => budget.drain(timeoutMs) }
 }

@@ -5,15 +5,14 @@
  * chunk at a time: past `maxBytes` (of the wire bytes or of the output) the read
  * stops with 413, and every chunk is first charged to the caller (the in-flight
  * budget), which can stop it too. Neither a huge upload nor a gzip bomb is ever
- * held whole. The body is JSON, or OTLP protobuf where the operator turned it on;
- * it is parsed apart from the read (parseIngestBody), by the ingest decoders.
+ * held whole. The body is JSON, or OTLP protobuf where the operator turned it on.
  */
 import { Readable, pipeline } from 'node:stream'
 import { createGunzip, createInflate } from 'node:zlib'
 import type { Context } from 'hono'
 import { badRequest, HttpError, payloadTooLarge } from '@svc/shared/http/errors'
 import { MalformedRequest } from './otlp/fields.js'
-import { decodeProtobufRequest, PROTOBUF_CHARGE_PER_BYTE, type OtlpSignal } from './otlp/protobuf.js'
+import { PROTOBUF_CHARGE_PER_BYTE } from './otlp/protobuf.js'
 
 const bodyTooLarge = (maxBytes: number) => payloadTooLarge(`request body exceeds ${maxBytes} bytes (measured after decompression)`, maxBytes)
 
@@ -112,36 +111,35 @@ export async function readBodyBytes(stream: ReadableStream<Uint8Array> | null, e
 }
 
 export interface ReadBody {
-  /** The body's bytes, decompressed and not yet parsed: the ingest decoders (decoders/) parse it, maybe on another thread. */
-  body: Buffer
+  value: unknown
   /** What the in-flight budget is charged: the size after decompression (protobuf: times PROTOBUF_CHARGE_PER_BYTE). */
   bytes: number
   format: BodyFormat
 }
 
-/** Content type and encoding checks, then the capped and charged read with decompression; parseIngestBody reads what it returns. */
-export async function readIngestBody(c: Context, opts: BodyLimits & { protobuf?: boolean }): Promise<ReadBody> {
-  const format = bodyFormat(c.req.header('content-type'), opts.protobuf === true)
+export interface IngestBodyOptions extends BodyLimits {
+  /** Decodes a protobuf body into what the JSON decoders read; absent while protobuf is off (415). Throws MalformedRequest. */
+  protobuf?: (bytes: Uint8Array) => unknown
+}
+
+/** Content type and encoding checks, capped and charged read with decompression, then JSON.parse or the protobuf decoder (400 when invalid). */
+export async function readIngestBody(c: Context, opts: IngestBodyOptions): Promise<ReadBody> {
+  const format = bodyFormat(c.req.header('content-type'), opts.protobuf !== undefined)
   const encoding = contentEncoding(c.req.header('content-encoding'))
   const declared = Number(c.req.header('content-length'))
   // Refuse an announced oversized upload without reading it.
   if (Number.isFinite(declared) && declared > opts.maxBytes) throw bodyTooLarge(opts.maxBytes)
   const buf = await readBodyBytes(c.req.raw.body, encoding, opts)
-  if (format === 'json') return { body: buf, bytes: buf.byteLength, format }
+  if (format === 'json') return { value: parseJson(buf), bytes: buf.byteLength, format }
   // Charged at what it will take decoded, before it is decoded.
   const charged = buf.byteLength * PROTOBUF_CHARGE_PER_BYTE
   opts.charge?.(charged)
-  return { body: buf, bytes: charged, format }
+  return { value: decodeProtobuf(buf, opts.protobuf!), bytes: charged, format }
 }
 
-/** JSON.parse, or the OTLP protobuf decoder of the signal; 400 when the bytes are not a valid body. */
-export function parseIngestBody(format: BodyFormat, signal: OtlpSignal, buf: Uint8Array): unknown {
-  return format === 'json' ? parseJson(buf) : decodeProtobuf(buf, signal)
-}
-
-function parseJson(buf: Uint8Array): unknown {
+function parseJson(buf: Buffer): unknown {
   try {
-    const text = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString('utf8')
+    const text = buf.toString('utf8')
     // A UTF-8 byte-order mark is legal in a JSON document but JSON.parse rejects it.
     return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
   } catch (err) {
@@ -149,9 +147,9 @@ function parseJson(buf: Uint8Array): unknown {
   }
 }
 
-function decodeProtobuf(buf: Uint8Array, signal: OtlpSignal): unknown {
+function decodeProtobuf(buf: Buffer, decode: (bytes: Uint8Array) => unknown): unknown {
   try {
-    return decodeProtobufRequest(signal, buf)
+    return decode(buf)
   } catch (err) {
     if (err instanceof MalformedRequest) throw badRequest(err.message)
     throw err

@@ -38,7 +38,7 @@ export async function startIngest(deps: IngestDeps): Promise<RunningIngest> {
         // their produce before the sockets close, so every 202 sent is durable.
         // The budget is shared by HTTP and gRPC, so both refuse new requests from here on.
         if (!(await ingest.drain(DRAIN_TIMEOUT_MS))) deps.log.warn({ inflight_bytes: ingest.budget.inflightBytes }, 'ingest drain timed out')
-        await Promise.all([server.close(), grpc?.close(), ingest.admission.stop(), ingest.decoders.close()])
+        await Promise.all([server.close(), grpc?.close(), ingest.admission.stop()])
       })()),
   }
 }

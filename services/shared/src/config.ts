@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { z } from 'zod'
 import { DEFAULT_SCRYPT } from './control/secrets.js'
@@ -84,9 +83,6 @@ export const ConfigSchema = z
     SVC_INGEST_PROTOBUF: bool.default('false'),
     // OTLP/gRPC ingest on this port (conventionally 4317); unset, no gRPC listener.
     SVC_INGEST_GRPC_PORT: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), port.optional()),
-    // Worker threads decoding and Avro-encoding ingest bodies (services/ingest/src/decoders), so that work leaves the
-    // thread that reads, produces and (in the all-in-one) assembles. 0: on that thread. Default: one per core but one.
-    SVC_INGEST_DECODER_THREADS: z.coerce.number().int().min(0).max(64).default(Math.min(4, availableParallelism() - 1)),
     /** A trace with no new span for this long is complete and its engine jobs are emitted. */
     SVC_TRACE_QUIET_MS: positiveInt.default(5000),
     /** The assembler's ClickHouse writer flushes at this many rows or this interval. */

@@ -3,7 +3,7 @@
  * coding-agent metrics, logs and activity) and every transport (HTTP with JSON or
  * protobuf bodies, gRPC in grpc.ts): admission (admission.ts: the pipeline's lag
  * and the embedded log's disk budget) and the in-flight budget -> body -> the
- * route's decoder (on an ingest decoder thread, decoders/pool.ts) -> produce. The 202 is sent only after
+ * route's decoder -> produce. The 202 is sent only after
  * the records (and the dead letters of rejected items) are durable on the bus, so
  * an acknowledged record is never lost; when the bus does not acknowledge, the
  * answer is 503 and the exporter retries the same batch (duplicates are possible,
@@ -13,19 +13,17 @@ import type { Context } from 'hono'
 import { deadLetterV1, type DeadLetterRecord } from '@svc/shared/bus/records'
 import { TOPICS } from '@svc/shared/bus/topics'
 import type { Bus, OutgoingRecord } from '@svc/shared/bus/types'
-import { captureTextOn } from '@svc/shared/control/settings'
 import type { ControlState } from '@svc/shared/control/state'
 import { HttpError } from '@svc/shared/http/errors'
+import { boundedJson, MAX_JSON_DEPTH } from '@svc/shared/json-limits'
 import type { Logger } from '@svc/shared/log'
 import { readIngestBody, type BodyFormat } from '../body.js'
 import type { Admission } from '../admission.js'
-import type { Prepared, RejectedPayload } from '../decoders/job.js'
-import { DecoderCrashed, type Decoders } from '../decoders/pool.js'
-import type { PreparerName } from '../decoders/preparers.js'
 import type { IngestMetrics } from '../metrics.js'
 import { apiKeyPrincipal, type ApiKeyPrincipal } from '../middleware/api-key.js'
 import { unavailable, type InflightBudget } from '../middleware/backpressure.js'
-import { encodeExportResponse, type OtlpSignal } from '../otlp/protobuf.js'
+import type { RejectedItem } from '../otlp/metrics.js'
+import { decodeProtobufRequest, encodeExportResponse, type OtlpSignal } from '../otlp/protobuf.js'
 
 export interface IngestRouteDeps {
   bus: Bus
@@ -34,8 +32,6 @@ export interface IngestRouteDeps {
   metrics: IngestMetrics
   log: Logger
   maxBodyBytes: number
-  /** Where bodies are decoded and encoded (inline or on threads: SVC_INGEST_DECODER_THREADS). */
-  decoders: Decoders
   /** How long to wait for the bus to acknowledge before answering 503. */
   produceTimeoutMs: number
   /** OTLP protobuf bodies accepted too (SVC_INGEST_PROTOBUF); off, they get 415. */
@@ -47,10 +43,28 @@ export interface IngestRouteDeps {
 
 /** Records per produce call: keeps one Kafka request (and one embedded-log append) bounded. */
 export const PRODUCE_CHUNK = 5000
+/** Dead-letter payloads are cut here; the reason says what was wrong, the payload is for a human to look at. */
+export const DEAD_LETTER_PAYLOAD_MAX_BYTES = 64 * 1024
+
+/** What a route writes for one request: the records per topic, what it rejected, and the 202 body's names. */
+export interface Prepared {
+  records: Array<{ topic: string; records: OutgoingRecord[] }>
+  rejected: RejectedItem[]
+  accepted: number
+  /** Names in the 202 body, e.g. accepted_spans, accepted_data_points. */
+  noun: string
+  /** The OTLP partialSuccess field counting rejected items (rejectedSpans, rejectedDataPoints, rejectedLogRecords). */
+  partialField: string
+  /** Counts the route keeps in /metrics, once the records are durable. */
+  onStored?(metrics: IngestMetrics): void
+}
+
+/** Decodes a request body (a 400 is thrown as badRequest). */
+export type Preparer = (body: unknown, p: ApiKeyPrincipal, receivedAtMs: number, deps: IngestRouteDeps) => Prepared
+
 /** One ingest endpoint, whatever the transport: an HTTP path, or a gRPC service's Export. */
 export interface IngestRoute {
-  /** Its decoder (decoders/preparers.ts), named so that a decoder thread can run it. */
-  preparer: PreparerName
+  prepare: Preparer
   /** Names the route in dead letters (ingest.otlp, ingest.coding-agent.metrics, ingest.grpc.traces, ...). */
   source: string
   /** The OTLP message its protobuf bodies and gRPC calls carry. */
@@ -62,8 +76,8 @@ export interface IngestCall {
   principal: ApiKeyPrincipal
   /** Bytes announced before the body is read (content-length); 0 when nothing was announced. */
   declaredBytes: number
-  /** Reads the body under the size limit, calling `charge` each time the bytes held grow (it throws the 503); `bytes` is what stays charged. */
-  read(charge: (heldBytes: number) => void): Promise<{ body: Uint8Array; format: BodyFormat; bytes: number }>
+  /** Reads and decodes the body under the size limit, calling `charge` each time the bytes held grow (it throws the 503). */
+  read(charge: (heldBytes: number) => void): Promise<{ value: unknown; bytes: number }>
 }
 
 /** What the exporter is told once everything is durable. */
@@ -106,7 +120,7 @@ export async function ingestRequest(deps: IngestRouteDeps, route: IngestRoute, c
     const body = await call.read((held) => charge(Math.max(held, upFront)))
     charge(body.bytes)
     const receivedAtMs = Date.now()
-    const prepared = await decode(deps, route, { body, principal, receivedAtMs })
+    const prepared = route.prepare(body.value, principal, receivedAtMs, deps)
     const deadLetters: OutgoingRecord[] = prepared.rejected.map((r) => ({ key: principal.workspace_id, value: deadLetterV1.encode(deadLetter(r, principal, route.source, receivedAtMs)) }))
     const calls: Promise<unknown>[] = []
     for (const { topic, records } of [...prepared.records, { topic: TOPICS.spansRawDlq, records: deadLetters }])
@@ -122,10 +136,7 @@ export async function ingestRequest(deps: IngestRouteDeps, route: IngestRoute, c
       throw unavailable('the records could not be stored; retry')
     }
     metrics.dead_lettered += deadLetters.length
-    if (prepared.spans) {
-      metrics.accepted_spans += prepared.spans.accepted
-      metrics.rejected_spans += prepared.spans.rejected
-    }
+    prepared.onStored?.(metrics)
     const rejected = prepared.rejected.length
     return { noun: prepared.noun, accepted: prepared.accepted, partial: { field: prepared.partialField, rejected, errorMessage: rejected ? summarize(prepared.rejected) : '' } }
   } catch (err) {
@@ -136,25 +147,9 @@ export async function ingestRequest(deps: IngestRouteDeps, route: IngestRoute, c
   }
 }
 
-/** The route's decoder on the body; a decoder thread that died under it is a 503 (nothing was produced: the exporter retries). */
-async function decode(deps: IngestRouteDeps, route: IngestRoute, req: { body: { body: Uint8Array; format: BodyFormat }; principal: ApiKeyPrincipal; receivedAtMs: number }): Promise<Prepared> {
-  const { principal: p, body } = req
-  const principal = { org_id: p.org_id, workspace_id: p.workspace_id, project_id: p.project_id }
-  // capture_text is read per request, so a change applies to the next batch and never to stored records.
-  const captureText = captureTextOn(deps.state, p.workspace_id)
-  try {
-    const prepared = await deps.decoders.run({ preparer: route.preparer, signal: route.signal, format: body.format, body: body.body, principal, receivedAtMs: req.receivedAtMs, captureText })
-    deps.metrics.text_attributes_dropped += prepared.textDropped
-    return prepared
-  } catch (err) {
-    if (!(err instanceof DecoderCrashed)) throw err
-    deps.log.warn({ err, source: route.source, workspace_id: p.workspace_id }, 'ingest decoder thread died under a request; answering 503')
-    throw unavailable('the request could not be decoded; retry')
-  }
-}
-
 /** The HTTP handler of a route: JSON in, JSON out; protobuf in, protobuf out (where the operator turned it on). */
 export function acceptHandler(deps: IngestRouteDeps, route: IngestRoute) {
+  const protobuf = deps.protobuf ? (bytes: Uint8Array) => decodeProtobufRequest(route.signal, bytes) : undefined
   return async (c: Context) => {
     const declared = Number(c.req.header('content-length'))
     let format = 'json' as BodyFormat
@@ -162,7 +157,7 @@ export function acceptHandler(deps: IngestRouteDeps, route: IngestRoute) {
       principal: apiKeyPrincipal(c),
       declaredBytes: Number.isFinite(declared) && declared > 0 ? declared : 0,
       read: async (charge) => {
-        const body = await readIngestBody(c, { maxBytes: deps.maxBodyBytes, charge, protobuf: deps.protobuf })
+        const body = await readIngestBody(c, { maxBytes: deps.maxBodyBytes, charge, protobuf })
         format = body.format
         return body
       },
@@ -176,11 +171,21 @@ export function acceptHandler(deps: IngestRouteDeps, route: IngestRoute) {
   }
 }
 
-function deadLetter(r: RejectedPayload, p: { org_id: string; workspace_id: string }, source: string, receivedAtMs: number): DeadLetterRecord {
-  return { org_id: p.org_id, workspace_id: p.workspace_id, source, reason: r.reason, payload: r.payload, received_at_ms: receivedAtMs }
+function deadLetter(r: RejectedItem, p: { org_id: string; workspace_id: string }, source: string, receivedAtMs: number): DeadLetterRecord {
+  return { org_id: p.org_id, workspace_id: p.workspace_id, source, reason: r.reason, payload: truncateUtf8(boundedJson(r.item, { maxDepth: MAX_JSON_DEPTH, maxChars: DEAD_LETTER_PAYLOAD_MAX_BYTES }), DEAD_LETTER_PAYLOAD_MAX_BYTES), received_at_ms: receivedAtMs }
 }
 
-function summarize(rejected: RejectedPayload[]): string {
+/** Cuts a string to at most `maxBytes` of UTF-8 without leaving half a character. */
+export function truncateUtf8(s: string, maxBytes: number): string {
+  if (s.length * 3 <= maxBytes) return s
+  const buf = Buffer.from(s, 'utf8')
+  if (buf.length <= maxBytes) return s
+  let end = maxBytes
+  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end-- // back off to a character boundary
+  return buf.subarray(0, end).toString('utf8')
+}
+
+function summarize(rejected: RejectedItem[]): string {
   const reasons = [...new Set(rejected.map((r) => r.reason))]
   const shown = reasons.slice(0, 3).join('; ')
   return reasons.length > 3 ? `${shown}; and ${reasons.length - 3} more reasons` : shown

@@ -12,21 +12,52 @@
  * - metrics: one CodingAgentMetricPoint per data point on coding-agent.metrics.v1.
  * - logs, activity: one CodingAgentEvent per record on coding-agent.events.v1.
  * Metric points and events are keyed workspace:session, so one consumer sees a
- * session's series in order (the cumulative -> delta conversion needs that). The
- * decoders are in decoders/preparers.ts.
+ * session's series in order (the cumulative -> delta conversion needs that).
  */
 import { Hono } from 'hono'
-import { apiKeyAuth } from '../middleware/api-key.js'
-import { acceptHandler, type IngestRoute, type IngestRouteDeps } from './accept.js'
+import { codingAgentEventV1, codingAgentKey, codingAgentMetricV1 } from '@svc/shared/bus/records'
+import { TOPICS } from '@svc/shared/bus/topics'
+import { captureTextOn } from '@svc/shared/control/settings'
+import { badRequest } from '@svc/shared/http/errors'
+import { apiKeyAuth, type ApiKeyPrincipal } from '../middleware/api-key.js'
+import { decodeActivityRequest, decodeLogsRequest, stripEventText } from '../otlp/logs.js'
+import { decodeMetricsRequest } from '../otlp/metrics.js'
+import { acceptHandler, type IngestRoute, type IngestRouteDeps, type Preparer } from './accept.js'
+import { prepareTraces } from './otlp.js'
 
 export const CODING_AGENT_PREFIX = '/v1/otlp/coding-agent/v1'
 
+/** The session a record belongs to, for its key: session.id (Claude Code), conversation.id (Codex), else the employee. */
+export function sessionOf(attrs: Record<string, string>, fallback: string): string {
+  return attrs['session.id'] || attrs['conversation.id'] || attrs['user.email'] || attrs['user.account_uuid'] || attrs['user.account_id'] || fallback
+}
+
+const tenant = (p: ApiKeyPrincipal) => ({ org_id: p.org_id, workspace_id: p.workspace_id })
+
+const prepareMetrics: Preparer = (body, p, receivedAtMs) => {
+  const d = decodeMetricsRequest(body, { tenant: tenant(p), receivedAtMs })
+  if (!d.ok) throw badRequest(d.message)
+  const records = d.points.map((pt) => ({ key: codingAgentKey(pt.workspace_id, sessionOf(pt.attributes, pt.metric_name)), value: codingAgentMetricV1.encode(pt) }))
+  return { records: [{ topic: TOPICS.codingAgentMetrics, records }], rejected: d.rejected, accepted: records.length, noun: 'data_points', partialField: 'rejectedDataPoints' }
+}
+
+const eventPreparer =
+  (decode: typeof decodeLogsRequest): Preparer =>
+  (body, p, receivedAtMs, deps) => {
+    const d = decode(body, { tenant: tenant(p), receivedAtMs })
+    if (!d.ok) throw badRequest(d.message)
+    // capture_text off: prompt and completion text is stored nowhere (read per request, as for spans).
+    if (!captureTextOn(deps.state, p.workspace_id)) for (const e of d.events) deps.metrics.text_attributes_dropped += stripEventText(e)
+    const records = d.events.map((e) => ({ key: codingAgentKey(e.workspace_id, sessionOf(e.attributes, e.event_name)), value: codingAgentEventV1.encode(e) }))
+    return { records: [{ topic: TOPICS.codingAgentEvents, records }], rejected: d.rejected, accepted: records.length, noun: 'log_records', partialField: 'rejectedLogRecords' }
+  }
+
 /** The coding-agent endpoints by name, shared with the gRPC services (metrics and logs). */
 export const codingAgentRoute = {
-  traces: { preparer: 'traces', source: 'ingest.coding-agent.traces', signal: 'traces' },
-  metrics: { preparer: 'metrics', source: 'ingest.coding-agent.metrics', signal: 'metrics' },
-  logs: { preparer: 'logs', source: 'ingest.coding-agent.logs', signal: 'logs' },
-  activity: { preparer: 'activity', source: 'ingest.coding-agent.activity', signal: 'logs' },
+  traces: { prepare: prepareTraces, source: 'ingest.coding-agent.traces', signal: 'traces' },
+  metrics: { prepare: prepareMetrics, source: 'ingest.coding-agent.metrics', signal: 'metrics' },
+  logs: { prepare: eventPreparer(decodeLogsRequest), source: 'ingest.coding-agent.logs', signal: 'logs' },
+  activity: { prepare: eventPreparer(decodeActivityRequest), source: 'ingest.coding-agent.activity', signal: 'logs' },
 } as const satisfies Record<string, IngestRoute>
 
 export function codingAgentRoutes(deps: IngestRouteDeps): Hono {
