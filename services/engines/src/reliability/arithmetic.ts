@@ -55,6 +55,31 @@ function* subsets(xs: Quantity[], min: number, max: number): Generator<Quantity[
   yield* rec(0)
 }
 
+/** The rounding of a figure as written (before "about" widened it): how far the value it stands for may lie. */
+const rounding = (x: Quantity) => x.digits ?? x.tol
+/** How far a product or a quotient may lie, from the rounding of its two operands. */
+const productError = (a: number, da: number, b: number, db: number) => Math.abs(a) * db + Math.abs(b) * da
+const quotientError = (a: number, da: number, b: number, db: number) => (Math.abs(a) * db + Math.abs(b) * da) / (b * b)
+
+/**
+ * Whether a computed value is the claim's figure, given how far the operands' own rounding lets it lie (`err`).
+ * Arithmetic meets the figure as written: "about $1,860" is not 1,764, though "about" allows 6% for a reading. An
+ * amount given to the cent is exact: the computed value must round to it, give or take the operands' rounding; a
+ * percent of slack let a wrong total through ("$2,960.50" for $2,860.50 met $2,710.50 × 1.0842 within 0.8%). A
+ * rounded amount ("$2.9k", "about $2,900", "$2,900") keeps the relative slack of its precision.
+ */
+function hitter(q: Quantity): (v: number, err?: number) => boolean {
+  const slack = Math.max(q.digits ?? q.tol, Math.abs(q.value) * (q.approx ? 0.035 : 0.01))
+  // Money's tolerance is the last digit's alone (0.49 of it): to the cent, the half cent either way rounds to it.
+  const toCent = q.dim === 'money' && !q.approx && q.tol < 0.01
+  const half = (q.tol / 0.49) * 0.5
+  return (v, err = 0) => {
+    if (!Number.isFinite(v) || Math.abs(v) <= 1e-9) return false
+    const within = toCent ? Math.min(slack, half + err + 1e-9 * Math.abs(q.value)) : slack
+    return Math.abs(v - q.value) <= within
+  }
+}
+
 const MAX_SUM_TERMS = 4
 /** Sums of three or four figures are searched among at most this many topical figures (chance hits grow with more). */
 const MAX_SUM_POOL = 9
@@ -72,16 +97,15 @@ export function derivable(q: Quantity, ops: Operands): boolean {
   // Sums and differences only of figures on the claim's topic, the user's or the answer's (a chain; not its rates: a
   // "100 requests per second" added up from the answer's other limits): two unrelated figures add up by chance.
   const inSum = new Set([...evidence.filter((x) => ops.topical.has(x)), ...extra, ...answer.filter((x) => !x.per)])
-  // Arithmetic must meet the figure as written: "about $1,860" is not 1,764, though "about" allows 6% for a reading.
-  const slack = Math.max(q.digits ?? q.tol, Math.abs(q.value) * (q.approx ? 0.035 : 0.01))
-  const hit = (v: number) => Number.isFinite(v) && Math.abs(v - q.value) <= slack && Math.abs(v) > 1e-9
+  const hit = hitter(q)
   const sizable = (x: Quantity) => Math.abs(x.value) >= Math.abs(q.value) * 0.02
   const addable = (x: Quantity) => x.dim === q.dim && sizable(x) && !x.per === !q.per && (q.dim !== 'money' || x.unit === q.unit || currencyOf(x) === '*')
   for (const a of all)
     for (const b of all) {
       if (a === b || (!isEv.has(a) && !isEv.has(b))) continue
       if (inSum.has(a) && inSum.has(b) && addable(a) && addable(b) && q.dim !== 'date' && q.dim !== 'time') {
-        if (hit(a.value + b.value) || hit(a.value - b.value)) return true
+        const err = rounding(a) + rounding(b)
+        if (hit(a.value + b.value, err) || hit(a.value - b.value, err)) return true
       }
       if (products(q, a, b, hit, inSum)) return true
       if (q.dim === 'duration' && a.dim === 'date' && b.dim === 'date' && a.hasYear && b.hasYear && hit(Math.abs(a.value - b.value) * 86400)) return true
@@ -100,7 +124,8 @@ export function derivable(q: Quantity, ops: Operands): boolean {
 }
 
 /** Products and quotients: shares, multiples, rates, prices, conversions. */
-function products(q: Quantity, a: Quantity, b: Quantity, hit: (v: number) => boolean, inSum: Set<Quantity>): boolean {
+function products(q: Quantity, a: Quantity, b: Quantity, hit: (v: number, err?: number) => boolean, inSum: Set<Quantity>): boolean {
+  const [da, db] = [rounding(a), rounding(b)]
   // A share or a change in percent, and a multiple, of figures on the claim's topic only.
   if (inSum.has(a) && inSum.has(b) && a.dim === b.dim && a.dim !== 'date' && a.dim !== 'time' && b.value) {
     if (q.dim === 'percent' && a.dim !== 'percent' && (hit((a.value / b.value) * 100) || hit(((a.value - b.value) / b.value) * 100))) return true
@@ -110,35 +135,38 @@ function products(q: Quantity, a: Quantity, b: Quantity, hit: (v: number) => boo
   }
   // A percentage of an amount, the amount with it added or taken off.
   if (a.dim === q.dim && !a.per && b.dim === 'percent' && (q.dim !== 'money' || currencyOf(a) === currencyOf(q) || currencyOf(a) === '*')) {
-    if (hit((a.value * b.value) / 100) || hit(a.value * (1 + b.value / 100)) || hit(a.value * (1 - b.value / 100))) return true
+    const err = productError(a.value, da, b.value, db) / 100
+    if (hit((a.value * b.value) / 100, err) || hit(a.value * (1 + b.value / 100), err + da) || hit(a.value * (1 - b.value / 100), err + da)) return true
   }
   // A rate times what it is per ("$4.15 per kg" × 480 kg, "15 mg per kg" × 18 kg, "6.15 h per pay period" × 2),
   // and an amount divided by a rate ("270 mg" ÷ "160 mg per 5 mL" = 8.4 mL).
   if (a.per && a.dim === q.dim && (q.dim !== 'money' || currencyOf(a) === currencyOf(q) || currencyOf(a) === '*')) {
     const amount = b.dim === 'count' && !b.per ? b.value : convertTo(b, a.per)
-    if (amount !== null && b.dim !== 'date' && b.dim !== 'time' && hit(a.value * amount)) return true
+    const scale = amount === null || !b.value ? 1 : amount / b.value
+    if (amount !== null && b.dim !== 'date' && b.dim !== 'time' && hit(a.value * amount, productError(a.value, da, amount, db * Math.abs(scale)))) return true
   }
-  if (a.per && b.dim === a.dim && !b.per && a.value && q.dim === a.per.dim && hit((b.value / a.value) * a.per.amount)) return true
+  if (a.per && b.dim === a.dim && !b.per && a.value && q.dim === a.per.dim && hit((b.value / a.value) * a.per.amount, quotientError(b.value, db, a.value, da) * a.per.amount)) return true
   if (q.dim === 'money') {
     // An amount at an exchange rate: "1.0842 dollars per euro" × €2,500, or a plain rate (1.08) either way.
-    if (a.per?.dim === 'money' && b.dim === 'money' && currencyOf(a) === currencyOf(q) && currencyOf(b) === a.per.word && hit(a.value * b.value)) return true
-    if (a.per?.dim === 'money' && b.dim === 'money' && currencyOf(b) === currencyOf(a) && a.per.word === currencyOf(q) && a.value && hit(b.value / a.value)) return true
+    if (a.per?.dim === 'money' && b.dim === 'money' && currencyOf(a) === currencyOf(q) && currencyOf(b) === a.per.word && hit(a.value * b.value, productError(a.value, da, b.value, db))) return true
+    if (a.per?.dim === 'money' && b.dim === 'money' && currencyOf(b) === currencyOf(a) && a.per.word === currencyOf(q) && a.value && hit(b.value / a.value, quotientError(b.value, db, a.value, da))) return true
     if (a.dim === 'money' && !a.per && b.dim === 'count' && !b.per && b.value > 0) {
       const same = currencyOf(a) === currencyOf(q) || currencyOf(a) === '*'
       // Same currency: a price times a whole count, or an amount shared over a count on the topic; another: a conversion.
-      if (same ? (Number.isInteger(b.value) && b.value >= 1 && hit(a.value * b.value)) || (inSum.has(b) && hit(a.value / b.value)) : hit(a.value * b.value) || hit(a.value / b.value)) return true
+      const [times, over] = [productError(a.value, da, b.value, db), quotientError(a.value, da, b.value, db)]
+      if (same ? (Number.isInteger(b.value) && b.value >= 1 && hit(a.value * b.value, times)) || (inSum.has(b) && hit(a.value / b.value, over)) : hit(a.value * b.value, times) || hit(a.value / b.value, over)) return true
     }
   }
   return false
 }
 
 /** Sums of three or four values of one attribute: "11,700 sign-ups in total" over three regions. */
-function sums(q: Quantity, pool: Quantity[], hit: (v: number) => boolean): boolean {
+function sums(q: Quantity, pool: Quantity[], hit: (v: number, err?: number) => boolean): boolean {
   if (q.dim === 'percent' || q.dim === 'ratio' || q.dim === 'date' || q.dim === 'time' || pool.length < 3 || pool.length > MAX_SUM_POOL * 2) return false
   const xs = pool.slice(0, MAX_SUM_POOL)
   for (const set of subsets(xs, 3, MAX_SUM_TERMS)) {
     const total = set.reduce((t, x) => t + x.value, 0)
-    if (hit(total)) return true
+    if (hit(total, set.reduce((t, x) => t + rounding(x), 0))) return true
   }
   return false
 }

@@ -102,6 +102,8 @@ describe('chained arithmetic', () => {
   it('adds a figure the answer computed to one of the evidence', async () => {
     expect(await verdicts(quote, "€2,500 is $2,710.50 at today's rate. With the $150 fee you pay $2,860.50 in total.")).toEqual(['supported', 'supported'])
     expect((await verdicts(quote, "€2,500 is $2,710.50 at today's rate. With the $150 fee you pay $3,400.00 in total."))[1]).not.toBe('supported')
+    // Within 1% of the answer's $2,710.50 at the rate, but a total to the cent must be right to the cent.
+    expect((await verdicts(quote, "€2,500 is $2,710.50 at today's rate. With the $150 fee you pay $2,960.50 in total."))[1]).not.toBe('supported')
   })
 })
 
