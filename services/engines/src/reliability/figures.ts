@@ -1,0 +1,154 @@
+/**
+ * The figures of a claim against the trace's (support.ts, step 4): where each is backed (an equal value in a
+ * statement the claim fits, a bound, or arithmetic on the trace's figures, arithmetic.ts), and which statement about
+ * the same thing gives another value of it.
+ */
+import { derivable, type Operands } from './arithmetic.js'
+import type { Evidence } from './evidence.js'
+import { alignment, clauseMixup, coverage, figureWordsMeet, localTerms, rank, readClaim, termIn, type Claim } from './match.js'
+import { sameValue, satisfies, type Quantity } from './quantity.js'
+import type { Statement } from './statements.js'
+import type { JudgeContext } from './support.js'
+
+/** A different value counts against a claim only from a statement this well aligned with it. */
+const CONFLICT_ALIGN = 0.6
+
+interface Found {
+  s: Statement
+  exact: boolean
+}
+
+/** Words of a fact's value besides its figures ("19:30 fully booked; next slot offered": 5, "20:00": 0). */
+function wordsAround(s: Statement): number {
+  const at = s.text.indexOf(': ')
+  let v = s.text.slice(at + 2)
+  for (const q of [...s.quantities].sort((a, b) => b.index - a.index)) if (q.index >= at + 2) v = v.slice(0, q.index - at - 2) + v.slice(q.end - at - 2)
+  return (v.match(/[a-z]{2,}/gi) ?? []).length
+}
+
+/** Years and other numbers that name things ("2025", "the 1951–1980 average") are no counts to compute or contradict. */
+export const yearLike = (q: Quantity) => q.dim === 'count' && !q.per && Number.isInteger(q.value) && q.value >= 1800 && q.value <= 2100
+
+const MONTH_BEFORE = /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s*$/i
+/** A year the claim dates by a month ("came out in August 2026") is not the year of another month ("September 2026"). */
+function otherMonth(claim: string, q: Quantity, text: string, e: Quantity): boolean {
+  if (!yearLike(q)) return false
+  const a = MONTH_BEFORE.exec(claim.slice(Math.max(0, q.index - 12), q.index))?.[1]?.toLowerCase()
+  const b = MONTH_BEFORE.exec(text.slice(Math.max(0, e.index - 12), e.index))?.[1]?.toLowerCase()
+  return a !== undefined && b !== undefined && a !== b
+}
+
+/** Where each claim figure is backed: an equal value in a statement the claim fits, or arithmetic. */
+export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): { found: Array<Found | 'derived' | 'request' | null>; anchor: Statement | null } {
+  // Operands: the evidence's figures and the user's. Sums, differences and shares only of figures on the claim's topic:
+  // a statement it lines up with, a tool it names, a figure the answer states, or the date of "today".
+  const tool = (s: Statement) => s.evidence.kind === 'tool_result' && [...toolWords(s.evidence).keys()].some((t) => t.length >= 3 && termIn(t, c.terms))
+  const said = (e: Quantity) => ctx.answerQuantities.some((a) => sameValue(a, e))
+  // A result is on the topic as a whole when one of its facts is ("B leads option A by 322": the survey's counts).
+  const onTopic = (s: Statement) => coverage(c, s) >= 0.2 || tool(s) || /\b(?:today|current date|now)\b/i.test(s.text)
+  const topicalResults = new Set(usable.filter((s) => s.key !== undefined && onTopic(s)).map((s) => s.evidence))
+  const topical = new Set(usable.flatMap((s) => (onTopic(s) || topicalResults.has(s.evidence) ? s.quantities : s.quantities.filter(said))))
+  const ops: Operands = {
+    evidence: usable.flatMap((s) => s.quantities),
+    topical,
+    request: ctx.request.flatMap((s) => s.quantities),
+    answer: [...ctx.answerQuantities, ...c.quantities],
+    offsets: ctx.offsets ?? [],
+    groups: [...new Set(usable.filter((s) => s.siblings && topical.has(s.quantities[0]!)).map((s) => s.siblings!))].map((g) => g.map((s) => s.quantities[0]).filter((q): q is Quantity => q !== undefined)),
+  }
+  let anchor: Statement | null = null
+  let anchorCov = -1
+  const find = (q: Quantity, tied: Set<Evidence>): Found | null => {
+    let best: Found | null = null
+    let bestCov = -1
+    for (const s of usable)
+      for (const e of s.quantities) {
+        if (!satisfies(q, e)) continue
+        const exact = sameValue(q, e)
+        const cov = coverage(c, s) - rank(s) * 1e-6
+        // A bare count ("3", "two") counts only where the words around it do ("3 commits"), or in the result the
+        // claim's other figures were read from ("4 of the 10 shares … at $118.42": filled_qty, qty); a bound
+        // ("under half an hour") only on a statement about the same thing; a figure only in its own clause's business.
+        if ((q.dim === 'count' || !exact) && !figureWordsMeet(c, q, s) && cov < 0.4 && !(q.dim === 'count' && exact && tied.has(s.evidence))) continue
+        if (clauseMixup(c, q, s, e) || otherMonth(c.text, q, s.text, e)) continue
+        if (cov > bestCov) {
+          best = { s, exact }
+          bestCov = cov
+        }
+      }
+    if (best && bestCov > anchorCov) {
+      anchor = best.s
+      anchorCov = bestCov
+    }
+    return best
+  }
+  // A value mentioned in a result's prose ("note": "19:30 fully booked") yields to the same record's own field of that
+  // kind ("time": "20:00"): the booking is at 20:00, whatever else the note names. Another record's field (the CI run's
+  // duration beside a failed test's "no response after 30000 ms") is about something else.
+  const sameRecord = (a: Statement, b: Statement) => a.owner.size === b.owner.size && [...a.owner].every((o) => b.owner.has(o))
+  const typedOther = (q: Quantity, f: Found | null) =>
+    f !== null &&
+    f.s.key !== undefined &&
+    wordsAround(f.s) >= 2 &&
+    usable.some((x) => x.evidence === f.s.evidence && x.key && sameRecord(x, f.s) && wordsAround(x) === 0 && x.quantities.some((e) => e.dim === q.dim && !satisfies(q, e)))
+  const measuredFirst = c.quantities.map((q) => {
+    const f = q.dim === 'count' ? null : find(q, new Set())
+    return typedOther(q, f) ? null : f
+  })
+  const tied = new Set(measuredFirst.filter((f): f is Found => f !== null && f.s.evidence.kind === 'tool_result').map((f) => f.s.evidence))
+  // The attribute one of the claim's figures was read from is the claim's topic in every result: "$70 a month, $25 more
+  // than you pay now" is the new plan's monthly price against the current one's.
+  const keys = new Set(measuredFirst.flatMap((f) => (f?.s.key ? [f.s.key] : [])))
+  for (const s of usable) if (s.key && keys.has(s.key)) for (const q of s.quantities) topical.add(q)
+  const found = c.quantities.map((q, i) => {
+    const best = q.dim === 'count' ? find(q, tied) : measuredFirst[i]!
+    if (best) return best
+    if (!yearLike(q) && derivable(q, ops)) return 'derived' as const
+    if (ctx.request.some((s) => s.quantities.some((e) => sameValue(q, e)))) return 'request' as const
+    return null
+  })
+  // A figure restating another of the claim in other units, or bounding it ("32 days, more than four weeks", "56 hours,
+  // which is 7 days"), is backed with it.
+  c.quantities.forEach((q, i) => {
+    if (found[i] !== null) return
+    const j = c.quantities.findIndex((o, k) => k !== i && o.dim === q.dim && typeof found[k] === 'object' && found[k] !== null && satisfies(q, o))
+    if (j >= 0) found[i] = found[j]!
+  })
+  // Figures read from separate sentences of one text back the claim only if one statement holds them together
+  // ("You can lock for 60 days at no cost" is not "a 45-day lock is included at no cost" plus "a 60-day lock adds 0.125 points").
+  const apart = found.filter((f): f is Found => typeof f === 'object' && f !== null && f.s.evidence.kind !== 'tool_result')
+  if (apart.length >= 2 && new Set(apart.map((f) => f.s.evidence)).size === 1 && new Set(apart.map((f) => f.s)).size > 1) {
+    const qs = c.quantities.filter((_, i) => apart.includes(found[i] as Found))
+    if (!usable.some((s) => qs.every((q) => s.quantities.some((e) => satisfies(q, e))))) return { found: found.map((f) => (apart.includes(f as Found) ? null : f)), anchor: null }
+  }
+  return { found, anchor }
+}
+
+/** A statement about the same thing giving another value of the figure's attribute. */
+export function conflicting(c: Claim, q: Quantity, usable: Statement[], ctx: JudgeContext, named: (s: Statement) => boolean): Statement | null {
+  if (yearLike(q)) return null
+  // "The same thing" is read narrowly: the words around the claim's figure name what the other value measures
+  // (a fact's key, the words beside a number in a sentence), and the statement lines up with the claim as a whole,
+  // or is a fact of the entity the claim names. A bare count conflicts only with a fact whose key it names.
+  const local = localTerms(c.text, q)
+  let best: Statement | null = null
+  let bestCov = 0
+  for (const s of usable) {
+    if (q.dim === 'count' && !s.key) continue
+    const other = s.quantities.filter((e) => e.dim === q.dim && (q.dim !== 'money' || e.unit === q.unit) && !e.per === !q.per && !yearLike(e))
+    if (!other.length) continue
+    // A sentence holding the claim's value may still give another for the entity the claim names, in another clause.
+    const holds = other.some((e) => satisfies(q, e))
+    if (holds && !other.some((e) => satisfies(q, e) && clauseMixup(c, q, s, e))) continue
+    const measures = other.some((e) => !satisfies(q, e) && [...localTerms(s.text, e)].some((t) => termIn(t, local)))
+    const cov = Math.max(alignment(c, s, ctx.similarity), s.key && named(s) ? coverage(c, s) + 0.3 : 0, holds ? 1 : 0)
+    if ((measures || holds) && cov >= CONFLICT_ALIGN && cov > bestCov) {
+      best = s
+      bestCov = cov
+    }
+  }
+  return best
+}
+
+/** Words of a tool's name ("open_dispute"): a claim naming its action and object is about that call. */
+export const toolWords = (e: Evidence) => readClaim((e.source ?? '').replace(/^tool:/, '').replace(/[_.-]+/g, ' ')).terms
