@@ -13,7 +13,7 @@ import { loadConfig } from '@svc/shared/config'
 import { createLogger } from '@svc/shared/log'
 import { createStore } from '@svc/shared/store/index'
 import { migrate } from '@svc/shared/store/migrate'
-import { listTraces, type ListTracesQuery } from '@svc/shared/store/queries/traces'
+import { listTraces, type ListTracesQuery } from '@svc/shared/store/queries/trace-list'
 import { seedSpans } from './seed-spans.js'
 import { fmt, progress, summarize, table } from './stats.js'
 

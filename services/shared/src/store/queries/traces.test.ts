@@ -9,7 +9,8 @@ import { migrate } from '../migrate.js'
 import { nsToIso } from '../time.js'
 import type { Store } from '../types.js'
 import { reconcileTraceTotals } from './trace-totals.js'
-import { findUncompletedTraces, getTrace, listTraces, type ListTracesQuery, type TraceListRow } from './traces.js'
+import { listTraces, type ListTracesQuery, type TraceListRow } from './trace-list.js'
+import { findUncompletedTraces, getTrace } from './traces.js'
 
 const log = createLogger({ level: 'silent' })
 const WS = '22222222-2222-4222-8222-222222222222'

@@ -1,0 +1,217 @@
+/**
+ * GET traces: the trace list, ids first. Candidates come from trace_starts_v1 (each
+ * trace's rows keyed by its own start, read newest first), the page's figures from
+ * trace_list_v1 and its grades from trace_grades_v1 (clickhouse/0025); see
+ * docs/architecture.md, "The trace list".
+ */
+import { nsToIso } from '../time.js'
+import type { Store } from '../types.js'
+import { latestScores, roundUsd } from './traces.js'
+
+/** Keyset position: the last row of a page, in nanoseconds so ties in the same millisecond are exact. */
+export interface TraceCursor {
+  start_ns: string
+  trace_id: string
+}
+
+export interface ListTracesQuery {
+  workspaceId: string
+  pageSize: number
+  cursor?: TraceCursor | null
+  /** trace_start lower bound, inclusive. */
+  startNs?: bigint | null
+  /** trace_start upper bound, exclusive. */
+  endNs?: bigint | null
+  project?: string | null
+  includeEmpty: boolean
+  /** Only traces whose latest grade has at least this rank (D=0 ... A+=8); unscored traces are excluded. */
+  gradeMinRank?: number | null
+  /** Traces starting before this are outside the workspace's retention and hidden. */
+  retentionFloorNs?: bigint | null
+}
+
+/** One row of GET traces, exactly the spec's fields. */
+export interface TraceListRow {
+  trace_id: string
+  ws_uuid_out: string
+  project_id_out: string
+  trace_start: string
+  trace_end: string
+  cost_usd_total: number
+  input_tokens: number
+  output_tokens: number
+  grade: string
+  score: number
+  scorer_version: string
+  span_count: number
+}
+
+interface PageRow {
+  trace_id: string
+  start_ns: string
+  end_ns: string
+  project: string
+  spans: number
+  cost: number
+  tokens_in: number
+  tokens_out: number
+}
+
+/** First candidate scan covers this many rows per wanted trace; each retry widens it 8x. */
+const CANDIDATE_ROWS_PER_TRACE = 4
+const MAX_CANDIDATE_ROWS = 50_000
+/** The first look-up takes this many of the newest candidate traces per wanted trace; each retry 4x. */
+const LOOKUP_TRACES_PER_TRACE = 2
+
+/**
+ * The page from one candidate scan (rows newest first; `complete` when the scan
+ * found fewer rows than it asked for), or undefined when the scan must widen.
+ * Looks up the newest candidates first: the rows before the first row of a trace
+ * left out are themselves the newest rows, so a trace newer than that row is among
+ * the traces looked up, and the page is exact when its last row is newer. A filter
+ * that keeps a fifth of the traces (a project) thus looks up a few hundred traces
+ * for a page of 50 instead of every candidate, and page_size=500 about 1,000
+ * instead of 2,000: the look-ups, a granule of trace_list_v1 per trace, are most
+ * of a page's cost, the scan of trace_starts_v1 reads only narrow rows in key order.
+ */
+async function pageOfCandidates(
+  candidates: Array<{ trace_id: string; start_ns: string }>,
+  complete: boolean,
+  pageSize: number,
+  lookUp: (ids: string[]) => Promise<PageRow[]>,
+): Promise<PageRow[] | undefined> {
+  const ids = [...new Set(candidates.map((c) => c.trace_id))]
+  for (let m = (pageSize + 1) * LOOKUP_TRACES_PER_TRACE; ; m *= 4) {
+    const taken = new Set(ids.slice(0, m))
+    const found = await lookUp([...taken])
+    const all = taken.size === ids.length
+    if (all && complete) return found
+    const horizon = all ? candidates[candidates.length - 1]! : candidates.find((c) => !taken.has(c.trace_id))!
+    if (found.length === pageSize + 1 && BigInt(found[pageSize]!.start_ns) > BigInt(horizon.start_ns)) return found
+    if (all) return undefined
+  }
+}
+
+/**
+ * A page of the trace list, newest first (trace_start desc, trace_id desc).
+ *
+ * Phase 1 picks the page's trace ids. A trace's trace_start is the min over its
+ * traces_v1 rows (several until parts merge, or when spans arrive over several
+ * inserts), and sorting every trace of a workspace by it costs a full read, so the
+ * page is found from candidates instead: the newest K rows of trace_starts_v1 (one
+ * per traces_v1 row, keyed by its own start, so read in key order from the newest
+ * granule), re-aggregated exactly from trace_list_v1 (all rows of those traces,
+ * looked up by id in small granules), then filtered and sorted. Every filter used to
+ * pick rows is one that the row holding a qualifying trace's true minimum must pass
+ * (lower bounds hold for all its rows, upper bounds and the cursor for its minimum),
+ * so every qualifying trace whose start is newer than the K-th row's is a candidate;
+ * the page is exact when its last row is newer than that, or when fewer than K rows
+ * matched (the newest candidates are looked up first: pageOfCandidates). Otherwise
+ * K grows, and past MAX_CANDIDATE_ROWS the full aggregation answers. Filters on the whole trace (project, LLM content, grade) apply to the
+ * candidates only, so none of them reads the workspace's other traces.
+ * clickhouse/0025_create_trace_list_indexes.sql says why these two tables.
+ *
+ * The page's sums come with it (trace_list_v1 copies traces_v1's, each span counted
+ * once; the assembler reconciles the copy's sums after a crash as it does
+ * traces_v1's, trace-totals.ts TOTALS_TABLES says why the list does not read
+ * traces_v1 by id instead); a second query adds the latest scores (trace_grades_v1:
+ * trace_scores_v1's rows in small granules).
+ */
+export async function listTraces(store: Store, q: ListTracesQuery): Promise<{ rows: TraceListRow[]; nextCursor: TraceCursor | null }> {
+  const pageSize = Math.max(1, Math.floor(q.pageSize))
+  const params: Record<string, unknown> = { ws: q.workspaceId, limit: pageSize + 1 }
+  // Conditions a row must meet to possibly hold a qualifying trace's minimum.
+  const rowWhere = ['workspace_id = {ws:UUID}']
+  // The exact conditions, on the re-aggregated trace.
+  const having: string[] = []
+  const grade = q.gradeMinRank !== undefined && q.gradeMinRank !== null
+  // The latest grade of these traces (a parameter of trace ids, or all) is at least the minimum.
+  const gradeIn = (ids: string) =>
+    `trace_id IN (SELECT trace_id FROM trace_grades_v1 WHERE workspace_id = {ws:UUID}${ids ? ` AND trace_id IN ${ids}` : ''} GROUP BY trace_id HAVING argMax(grade_rank, scored_at) >= {gradeMin:Int8})`
+  if (grade) params.gradeMin = q.gradeMinRank
+  if (!q.includeEmpty) having.push('max(has_llm) = 1')
+  if (q.project !== undefined && q.project !== null) {
+    having.push('project = {project:String}')
+    params.project = q.project
+  }
+  const lowerBound = (name: string, ns: bigint) => {
+    params[name] = ns.toString()
+    rowWhere.push(`trace_start >= fromUnixTimestamp64Nano({${name}:Int64}, 'UTC')`)
+    having.push(`ts >= fromUnixTimestamp64Nano({${name}:Int64}, 'UTC')`)
+  }
+  if (q.startNs !== undefined && q.startNs !== null) lowerBound('startNs', q.startNs)
+  if (q.retentionFloorNs !== undefined && q.retentionFloorNs !== null) lowerBound('floorNs', q.retentionFloorNs)
+  if (q.endNs !== undefined && q.endNs !== null) {
+    params.endNs = q.endNs.toString()
+    rowWhere.push(`trace_start < fromUnixTimestamp64Nano({endNs:Int64}, 'UTC')`)
+    having.push(`ts < fromUnixTimestamp64Nano({endNs:Int64}, 'UTC')`)
+  }
+  if (q.cursor) {
+    params.cursorNs = q.cursor.start_ns
+    params.cursorId = q.cursor.trace_id
+    rowWhere.push(`trace_start <= fromUnixTimestamp64Nano({cursorNs:Int64}, 'UTC')`)
+    having.push(`(ts, trace_id) < (fromUnixTimestamp64Nano({cursorNs:Int64}, 'UTC'), {cursorId:String})`)
+  }
+  const pageSql = (candidates: boolean) => {
+    const ids = candidates ? '{ids:Array(String)}' : ''
+    const where = ['workspace_id = {ws:UUID}', ...(candidates ? [`trace_id IN ${ids}`] : []), ...(grade ? [gradeIn(ids)] : [])]
+    return `SELECT
+    trace_id,
+    min(trace_start) AS ts,
+    toString(toUnixTimestamp64Nano(ts)) AS start_ns,
+    toString(toUnixTimestamp64Nano(max(trace_end))) AS end_ns,
+    any(project_id) AS project,
+    sum(span_count) AS spans,
+    sum(cost_usd_total) AS cost,
+    sum(input_tokens) AS tokens_in,
+    sum(output_tokens) AS tokens_out
+FROM trace_list_v1
+WHERE ${where.join(' AND ')}
+GROUP BY trace_id
+${having.length ? `HAVING ${having.join(' AND ')}` : ''}
+ORDER BY ts DESC, trace_id DESC
+LIMIT {limit:UInt32}`
+  }
+
+  // The candidate scan is a statement of its own: as a subquery of the page's, it
+  // measured several times slower (ClickHouse did not read it in key order there).
+  const candidateScan = `SELECT trace_id, toString(toUnixTimestamp64Nano(trace_start)) AS start_ns FROM trace_starts_v1 WHERE ${rowWhere.join(' AND ')} ORDER BY trace_start DESC LIMIT {k:UInt32}`
+  let page: PageRow[] | undefined
+  // A project or grade filter keeps only a share of the newest traces, so its first scan is wider.
+  const firstK = (pageSize + 1) * CANDIDATE_ROWS_PER_TRACE * ((q.project !== undefined && q.project !== null) || grade ? 8 : 1)
+  for (let k = firstK; k <= MAX_CANDIDATE_ROWS && !page; k *= 8) {
+    const candidates = await store.query<{ trace_id: string; start_ns: string }>(candidateScan, { ...params, k }, { tag: 'traces.list.candidates' })
+    // No rows: the full aggregation tells "none" from "none yet".
+    if (candidates.length === 0) break
+    page = await pageOfCandidates(candidates, candidates.length < k, pageSize, (ids) =>
+      store.query<PageRow>(pageSql(true), { ...params, ids }, { tag: 'traces.list.page' }),
+    )
+  }
+  page ??= await store.query<PageRow>(pageSql(false), params, { tag: 'traces.list.page-full' })
+
+  const more = page.length > pageSize
+  const shown = more ? page.slice(0, pageSize) : page
+  if (shown.length === 0) return { rows: [], nextCursor: null }
+
+  const scores = await latestScores(store, q.workspaceId, shown.map((r) => r.trace_id), 'traces.list.scores')
+  const rows = shown.map((r): TraceListRow => {
+    const g = scores.get(r.trace_id)
+    return {
+      trace_id: r.trace_id,
+      ws_uuid_out: q.workspaceId,
+      project_id_out: r.project,
+      trace_start: nsToIso(r.start_ns),
+      trace_end: nsToIso(r.end_ns),
+      cost_usd_total: roundUsd(r.cost),
+      input_tokens: Number(r.tokens_in),
+      output_tokens: Number(r.tokens_out),
+      grade: g?.grade ?? '',
+      score: g?.score ?? 0,
+      scorer_version: g?.scorer_version ?? '',
+      span_count: Number(r.spans),
+    }
+  })
+  const last = shown[shown.length - 1]!
+  return { rows, nextCursor: more ? { start_ns: last.start_ns, trace_id: last.trace_id } : null }
+}
+
