@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, inject, it } from 'vitest'
@@ -22,15 +22,18 @@ const TRACES = '/v1/observ/orgs/crash/workspaces/w/traces'
  */
 describe.each(['embedded', 'kafka'] as const)('crash recovery (%s bus, SIGKILL during ingest)', (mode) => {
   let child: ReturnType<typeof spawnAllInOne> | undefined
+  let dataDir: string | undefined
   afterAll(async () => {
     if (child && child.exitCode === null) {
       child.kill('SIGKILL')
       await exited(child)
     }
+    // Only after the child is gone: it holds the data directory until then.
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
   })
 
   it('loses no acknowledged span and double-counts nothing', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'svc-crash-'))
+    dataDir = mkdtempSync(join(tmpdir(), 'svc-crash-'))
     const [ingestPort, apiPort] = [await freePort(), await freePort()]
     const busEnv: Record<string, string> = mode === 'kafka'
       ? { SVC_BUS: 'kafka', KAFKA_BROKERS: inject('kafkaBrokers'), REDIS_URL: inject('redisUrl'), KAFKA_TOPIC_PREFIX: `crash-${process.pid}-${Date.now()}.`, ...operatorSecrets() }
