@@ -139,43 +139,8 @@ interface PhaseTracesQuery {
  * traces' rows (trace_list_v1, spans_v1) for the few traces shown.
  */
 export async function phaseTraces(store: Store, q: PhaseTracesQuery) {
-  const params = {
-    ws: q.workspaceId, phase: q.phase, metric: q.metric, from: sec(q.window.fromMs), to: sec(q.window.toMs), limit: q.limit, floorNs: q.retentionFloorNs.toString(),
-    threshold: q.metric === 'slow' ? String(Math.floor(q.thresholdMs * 1e6)) : '0',
-  }
-  const hits = `SELECT trace_id, toString(value) AS v FROM phase_traces_v1
-    WHERE workspace_id = {ws:UUID} AND phase = {phase:String} AND metric = {metric:String} AND value >= {threshold:UInt64}
-      AND hour >= toDateTime({from:UInt32}) AND hour < toDateTime({to:UInt32})
-    ORDER BY value DESC LIMIT {k:UInt32}`
-  let ranked: Array<{ trace_id: string; top: bigint }> | undefined
-  for (let k = (q.limit + 1) * HIT_ROWS_PER_TRACE; k <= MAX_HIT_ROWS && !ranked; k *= 8) {
-    const found = await store.query<{ trace_id: string; v: string }>(hits, { ...params, k }, { tag: 'usage.latency.phase-hits' })
-    const top = new Map<string, bigint>()
-    for (const h of found) if (!top.has(h.trace_id)) top.set(h.trace_id, BigInt(h.v))
-    const kept = top.size === 0 ? [] : await store.query<{ trace_id: string }>(
-      `SELECT trace_id FROM trace_list_v1 WHERE workspace_id = {ws:UUID} AND trace_id IN {ids:Array(String)}
-GROUP BY trace_id HAVING min(trace_start) >= fromUnixTimestamp64Nano({floorNs:Int64}, 'UTC')`,
-      { ws: q.workspaceId, ids: [...top.keys()], floorNs: params.floorNs },
-      { tag: 'usage.latency.phase-hits-retention' },
-    )
-    const inside = new Set(kept.map((r) => r.trace_id))
-    const page = [...top].filter(([t]) => inside.has(t)).map(([trace_id, v]) => ({ trace_id, top: v }))
-      .sort((a, b) => (a.top === b.top ? (a.trace_id < b.trace_id ? -1 : 1) : a.top > b.top ? -1 : 1)).slice(0, q.limit)
-    const horizon = found.length ? BigInt(found[found.length - 1]!.v) : 0n
-    if (found.length < k || (page.length === q.limit && page[q.limit - 1]!.top > horizon)) ranked = page
-  }
-  const rows = ranked
-    ? ranked.length === 0
-      ? []
-      : await store.query<PhaseTraceRow>(
-          `SELECT trace_id, toString(toUnixTimestamp64Nano(min(start_time))) AS start_ns, toString(toUnixTimestamp64Nano(max(end_time))) AS end_ns, max(status_code = 'ERROR') AS errored
-FROM spans_v1
-WHERE workspace_id = {ws:UUID} AND trace_id IN {ids:Array(String)}
-GROUP BY trace_id`,
-          { ws: q.workspaceId, ids: ranked.map((r) => r.trace_id) },
-          { tag: 'usage.latency.phase-traces' },
-        )
-    : await phaseTracesFromSpans(store, q)
+  const ranked = await rankedByTopRows(store, q)
+  const rows = ranked === undefined ? await phaseTracesFromSpans(store, q) : await phaseTraceRows(store, q.workspaceId, ranked)
   const traces = rows.map((r) => ({
     trace_id: r.trace_id,
     duration_ms: Number((BigInt(r.end_ns) - BigInt(r.start_ns)) / 1_000_000n),
@@ -190,6 +155,48 @@ interface PhaseTraceRow {
   start_ns: string
   end_ns: string
   errored: number
+}
+
+/** The page's traces ranked from phase_traces_v1's top rows, as phaseTraces says; undefined past MAX_HIT_ROWS. */
+async function rankedByTopRows(store: Store, q: PhaseTracesQuery): Promise<string[] | undefined> {
+  const params = {
+    ws: q.workspaceId, phase: q.phase, metric: q.metric, from: sec(q.window.fromMs), to: sec(q.window.toMs),
+    threshold: q.metric === 'slow' ? String(Math.floor(q.thresholdMs * 1e6)) : '0',
+  }
+  const hits = `SELECT trace_id, toString(value) AS v FROM phase_traces_v1
+    WHERE workspace_id = {ws:UUID} AND phase = {phase:String} AND metric = {metric:String} AND value >= {threshold:UInt64}
+      AND hour >= toDateTime({from:UInt32}) AND hour < toDateTime({to:UInt32})
+    ORDER BY value DESC LIMIT {k:UInt32}`
+  for (let k = (q.limit + 1) * HIT_ROWS_PER_TRACE; k <= MAX_HIT_ROWS; k *= 8) {
+    const found = await store.query<{ trace_id: string; v: string }>(hits, { ...params, k }, { tag: 'usage.latency.phase-hits' })
+    const top = new Map<string, bigint>()
+    for (const h of found) if (!top.has(h.trace_id)) top.set(h.trace_id, BigInt(h.v))
+    const kept = top.size === 0 ? [] : await store.query<{ trace_id: string }>(
+      `SELECT trace_id FROM trace_list_v1 WHERE workspace_id = {ws:UUID} AND trace_id IN {ids:Array(String)}
+GROUP BY trace_id HAVING min(trace_start) >= fromUnixTimestamp64Nano({floorNs:Int64}, 'UTC')`,
+      { ws: q.workspaceId, ids: [...top.keys()], floorNs: q.retentionFloorNs.toString() },
+      { tag: 'usage.latency.phase-hits-retention' },
+    )
+    const inside = new Set(kept.map((r) => r.trace_id))
+    const page = [...top].filter(([t]) => inside.has(t)).map(([trace_id, v]) => ({ trace_id, top: v }))
+      .sort((a, b) => (a.top === b.top ? (a.trace_id < b.trace_id ? -1 : 1) : a.top > b.top ? -1 : 1)).slice(0, q.limit)
+    const horizon = found.length ? BigInt(found[found.length - 1]!.v) : 0n
+    if (found.length < k || (page.length === q.limit && page[q.limit - 1]!.top > horizon)) return page.map((r) => r.trace_id)
+  }
+  return undefined
+}
+
+/** These traces' own start, end and status, from their spans. */
+async function phaseTraceRows(store: Store, workspaceId: string, ids: string[]): Promise<PhaseTraceRow[]> {
+  if (ids.length === 0) return []
+  return store.query<PhaseTraceRow>(
+    `SELECT trace_id, toString(toUnixTimestamp64Nano(min(start_time))) AS start_ns, toString(toUnixTimestamp64Nano(max(end_time))) AS end_ns, max(status_code = 'ERROR') AS errored
+FROM spans_v1
+WHERE workspace_id = {ws:UUID} AND trace_id IN {ids:Array(String)}
+GROUP BY trace_id`,
+    { ws: workspaceId, ids },
+    { tag: 'usage.latency.phase-traces' },
+  )
 }
 
 /** The drill-down from the phase's spans in the window, for when the hits are too many to rank from their top rows. */
