@@ -109,14 +109,14 @@ const diff = (a: number, b: number) => Math.round((a - b) * 1e9) / 1e9
  * was reset without a new start time: the new value is all it adds. A
  * non-monotonic sum adds its (possibly negative) change. Gauges add nothing.
  */
-export function toDelta(row: Pick<MetricRow, 'metric_type' | 'temporality' | 'value' | 'count'> & { is_monotonic?: boolean }, prev: PrevPoint | undefined): { delta: number; count_delta: number } {
+export function toDelta(row: Pick<MetricRow, 'metric_type' | 'temporality' | 'value' | 'count'>, prev: PrevPoint | undefined, monotonic = true): { delta: number; count_delta: number } {
   if (row.metric_type === 'gauge') return { delta: 0, count_delta: 0 }
   if (row.temporality === 'delta' || !prev) return { delta: row.value, count_delta: row.count }
   if (row.metric_type === 'histogram') {
     if (row.count < prev.count || row.value < prev.value) return { delta: row.value, count_delta: row.count }
     return { delta: diff(row.value, prev.value), count_delta: row.count - prev.count }
   }
-  if (row.is_monotonic !== false && row.value < prev.value) return { delta: row.value, count_delta: 0 }
+  if (monotonic && row.value < prev.value) return { delta: row.value, count_delta: 0 }
   return { delta: diff(row.value, prev.value), count_delta: 0 }
 }
 
@@ -143,7 +143,7 @@ export function withDeltas(points: Array<{ row: MetricRow; monotonic: boolean }>
     for (const { row, monotonic } of list) {
       // A repeated time: compare with the point before the first copy.
       const against = row.time_ns === prevTime ? prevOfPrev : prev
-      const d = toDelta(monotonic ? row : { ...row, is_monotonic: false }, against)
+      const d = toDelta(row, against, monotonic)
       row.delta = d.delta
       row.count_delta = d.count_delta
       out.push(row)
