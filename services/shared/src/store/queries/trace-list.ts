@@ -92,42 +92,21 @@ async function pageOfCandidates(
   }
 }
 
-/**
- * A page of the trace list, newest first (trace_start desc, trace_id desc).
- *
- * Phase 1 picks the page's trace ids. A trace's trace_start is the min over its
- * traces_v1 rows (several until parts merge, or when spans arrive over several
- * inserts), and sorting every trace of a workspace by it costs a full read, so the
- * page is found from candidates instead: the newest K rows of trace_starts_v1 (one
- * per traces_v1 row, keyed by its own start, so read in key order from the newest
- * granule), re-aggregated exactly from trace_list_v1 (all rows of those traces,
- * looked up by id in small granules), then filtered and sorted. Every filter used to
- * pick rows is one that the row holding a qualifying trace's true minimum must pass
- * (lower bounds hold for all its rows, upper bounds and the cursor for its minimum),
- * so every qualifying trace whose start is newer than the K-th row's is a candidate;
- * the page is exact when its last row is newer than that, or when fewer than K rows
- * matched (the newest candidates are looked up first: pageOfCandidates). Otherwise
- * K grows, and past MAX_CANDIDATE_ROWS the full aggregation answers. Filters on the whole trace (project, LLM content, grade) apply to the
- * candidates only, so none of them reads the workspace's other traces.
- * clickhouse/0025_create_trace_list_indexes.sql says why these two tables.
- *
- * The page's sums come with it (trace_list_v1 copies traces_v1's, each span counted
- * once; the assembler reconciles the copy's sums after a crash as it does
- * traces_v1's, trace-totals.ts TOTALS_TABLES says why the list does not read
- * traces_v1 by id instead); a second query adds the latest scores (trace_grades_v1:
- * trace_scores_v1's rows in small granules).
- */
-export async function listTraces(store: Store, q: ListTracesQuery): Promise<{ rows: TraceListRow[]; nextCursor: TraceCursor | null }> {
-  const pageSize = Math.max(1, Math.floor(q.pageSize))
+interface ListFilters {
+  params: Record<string, unknown>
+  /** Conditions a row must meet to possibly hold a qualifying trace's minimum. */
+  rowWhere: string[]
+  /** The exact conditions, on the re-aggregated trace. */
+  having: string[]
+  grade: boolean
+}
+
+/** The query's filters as conditions on trace_starts_v1's rows and on the re-aggregated traces. */
+function listFilters(q: ListTracesQuery, pageSize: number): ListFilters {
   const params: Record<string, unknown> = { ws: q.workspaceId, limit: pageSize + 1 }
-  // Conditions a row must meet to possibly hold a qualifying trace's minimum.
   const rowWhere = ['workspace_id = {ws:UUID}']
-  // The exact conditions, on the re-aggregated trace.
   const having: string[] = []
   const grade = q.gradeMinRank !== undefined && q.gradeMinRank !== null
-  // The latest grade of these traces (a parameter of trace ids, or all) is at least the minimum.
-  const gradeIn = (ids: string) =>
-    `trace_id IN (SELECT trace_id FROM trace_grades_v1 WHERE workspace_id = {ws:UUID}${ids ? ` AND trace_id IN ${ids}` : ''} GROUP BY trace_id HAVING argMax(grade_rank, scored_at) >= {gradeMin:Int8})`
   if (grade) params.gradeMin = q.gradeMinRank
   if (!q.includeEmpty) having.push('max(has_llm) = 1')
   if (q.project !== undefined && q.project !== null) {
@@ -152,10 +131,16 @@ export async function listTraces(store: Store, q: ListTracesQuery): Promise<{ ro
     rowWhere.push(`trace_start <= fromUnixTimestamp64Nano({cursorNs:Int64}, 'UTC')`)
     having.push(`(ts, trace_id) < (fromUnixTimestamp64Nano({cursorNs:Int64}, 'UTC'), {cursorId:String})`)
   }
-  const pageSql = (candidates: boolean) => {
-    const ids = candidates ? '{ids:Array(String)}' : ''
-    const where = ['workspace_id = {ws:UUID}', ...(candidates ? [`trace_id IN ${ids}`] : []), ...(grade ? [gradeIn(ids)] : [])]
-    return `SELECT
+  return { params, rowWhere, having, grade }
+}
+
+/** The page's query over trace_list_v1: of the candidates' ids (a parameter), or of the whole workspace. */
+function pageSql(f: ListFilters, candidates: boolean): string {
+  const ids = candidates ? '{ids:Array(String)}' : ''
+  // The latest grade of these traces (a parameter of trace ids, or all) is at least the minimum.
+  const gradeIn = `trace_id IN (SELECT trace_id FROM trace_grades_v1 WHERE workspace_id = {ws:UUID}${ids ? ` AND trace_id IN ${ids}` : ''} GROUP BY trace_id HAVING argMax(grade_rank, scored_at) >= {gradeMin:Int8})`
+  const where = ['workspace_id = {ws:UUID}', ...(candidates ? [`trace_id IN ${ids}`] : []), ...(f.grade ? [gradeIn] : [])]
+  return `SELECT
     trace_id,
     min(trace_start) AS ts,
     toString(toUnixTimestamp64Nano(ts)) AS start_ns,
@@ -168,10 +153,41 @@ export async function listTraces(store: Store, q: ListTracesQuery): Promise<{ ro
 FROM trace_list_v1
 WHERE ${where.join(' AND ')}
 GROUP BY trace_id
-${having.length ? `HAVING ${having.join(' AND ')}` : ''}
+${f.having.length ? `HAVING ${f.having.join(' AND ')}` : ''}
 ORDER BY ts DESC, trace_id DESC
 LIMIT {limit:UInt32}`
-  }
+}
+
+/**
+ * A page of the trace list, newest first (trace_start desc, trace_id desc).
+ *
+ * Phase 1 picks the page's trace ids. A trace's trace_start is the min over its
+ * traces_v1 rows (several until parts merge, or when spans arrive over several
+ * inserts), and sorting every trace of a workspace by it costs a full read, so the
+ * page is found from candidates instead: the newest K rows of trace_starts_v1 (one
+ * per traces_v1 row, keyed by its own start, so read in key order from the newest
+ * granule), re-aggregated exactly from trace_list_v1 (all rows of those traces,
+ * looked up by id in small granules), then filtered and sorted. Every filter used to
+ * pick rows is one that the row holding a qualifying trace's true minimum must pass
+ * (lower bounds hold for all its rows, upper bounds and the cursor for its minimum),
+ * so every qualifying trace whose start is newer than the K-th row's is a candidate;
+ * the page is exact when its last row is newer than that, or when fewer than K rows
+ * matched (the newest candidates are looked up first: pageOfCandidates). Otherwise
+ * K grows, and past MAX_CANDIDATE_ROWS the full aggregation answers. Filters on
+ * the whole trace (project, LLM content, grade) apply to the candidates only, so
+ * none of them reads the workspace's other traces.
+ * clickhouse/0025_create_trace_list_indexes.sql says why these two tables.
+ *
+ * The page's sums come with it (trace_list_v1 copies traces_v1's, each span counted
+ * once; the assembler reconciles the copy's sums after a crash as it does
+ * traces_v1's, trace-totals.ts TOTALS_TABLES says why the list does not read
+ * traces_v1 by id instead); a second query adds the latest scores (trace_grades_v1:
+ * trace_scores_v1's rows in small granules).
+ */
+export async function listTraces(store: Store, q: ListTracesQuery): Promise<{ rows: TraceListRow[]; nextCursor: TraceCursor | null }> {
+  const pageSize = Math.max(1, Math.floor(q.pageSize))
+  const filters = listFilters(q, pageSize)
+  const { params, rowWhere, grade } = filters
 
   // The candidate scan is a statement of its own: as a subquery of the page's, it
   // measured several times slower (ClickHouse did not read it in key order there).
@@ -184,10 +200,10 @@ LIMIT {limit:UInt32}`
     // No rows: the full aggregation tells "none" from "none yet".
     if (candidates.length === 0) break
     page = await pageOfCandidates(candidates, candidates.length < k, pageSize, (ids) =>
-      store.query<PageRow>(pageSql(true), { ...params, ids }, { tag: 'traces.list.page' }),
+      store.query<PageRow>(pageSql(filters, true), { ...params, ids }, { tag: 'traces.list.page' }),
     )
   }
-  page ??= await store.query<PageRow>(pageSql(false), params, { tag: 'traces.list.page-full' })
+  page ??= await store.query<PageRow>(pageSql(filters, false), params, { tag: 'traces.list.page-full' })
 
   const more = page.length > pageSize
   const shown = more ? page.slice(0, pageSize) : page
