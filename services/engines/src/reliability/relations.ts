@@ -14,7 +14,9 @@ import { coverage, namesOwner, readClaim, termIn, type Claim } from './match.js'
 import { quantities, type Dim, type Quantity } from './quantity.js'
 import type { Statement } from './statements.js'
 
-export const COMPARATIVE = /\b(higher|greater|more|larger|bigger|longer|cheaper|lower|less|fewer|smaller|shorter|faster|slower|earlier|later|older|newer|heavier|lighter|warmer|colder|cooler|hotter|more expensive|less expensive|pricier|brighter|dimmer|better|worse)\b(.*?)\bthan\b|\b(beats?|outperforms?|exceeds?|tops|trails?)\b/i
+/** Comparative adjectives of a measure, as "than" or a paired figure follows them. */
+const MEASURE_COMPARATIVES = 'higher|greater|more|larger|bigger|longer|cheaper|lower|less|fewer|smaller|shorter|faster|slower|earlier|later|older|newer|heavier|lighter|warmer|colder|cooler|hotter|pricier|brighter|dimmer'
+export const COMPARATIVE = new RegExp(`\\b(${MEASURE_COMPARATIVES}|more expensive|less expensive|better|worse)\\b(.*?)\\bthan\\b|\\b(beats?|outperforms?|exceeds?|tops|trails?)\\b`, 'i')
 const ORDER = /\b(before|after|earlier than|later than|prior to)\b/i
 /** Both sides' figures in the claim: "your HbA1c of 6.1% is above the reference range of 4.0 to 5.6%". */
 const BETWEEN = /\b(above|below|under|over|within|beyond|exceeds?|inside|outside)\b/i
@@ -75,7 +77,7 @@ export interface Relation {
 }
 
 /** A comparative word without "than", then both sides' figures: "the bigger battery, 90 Wh against 72 Wh". */
-const PAIRED = /\b(higher|greater|more|larger|bigger|longer|cheaper|lower|less|fewer|smaller|shorter|faster|slower|earlier|later|older|newer|heavier|lighter|warmer|colder|cooler|hotter|pricier|brighter|dimmer)\b[^;.]*?\s(?:against|versus|vs\.?|compared (?:with|to))\s/i
+const PAIRED = new RegExp(`\\b(${MEASURE_COMPARATIVES})\\b[^;.]*?\\s(?:against|versus|vs\\.?|compared (?:with|to))\\s`, 'i')
 
 /** "survive longer, five years against Helix's three": each side's figure, the bare one in the other's unit. */
 function paired(text: string): Relation | null {
