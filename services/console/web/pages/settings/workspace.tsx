@@ -3,13 +3,14 @@
  * GET and PATCH of its own (.../settings/capture-text, broaden-sources,
  * cost-provider), each saved on its own with the API's answer shown back.
  */
+import type { ComponentChildren } from 'preact'
 import { api } from '../../api/client'
 import type { BroadenSources, CaptureText, CostProvider } from '../../api/settings-types'
 import { apiWs } from '../../lib/paths'
 import { useWorkspace } from '../../session'
 import { Badge, Loading } from '../../ui/bits'
 import { ErrorMessage } from '../../ui/error'
-import { ActionStatus, useAction, useStoredForm } from '../../ui/form'
+import { ActionStatus, useAction, useStoredForm, type Action } from '../../ui/form'
 import { useApi, type Resource } from '../../ui/use-api'
 
 /** A setting's form: the stored value, the one being edited, a save that PATCHes exactly its field. */
@@ -33,34 +34,43 @@ export function WorkspaceSettingsPage() {
   )
 }
 
-function CaptureTextForm({ url }: { url: string }) {
-  const res = useApi<CaptureText>(url)
-  const [on, setOn] = useSetting(res, (d) => d.capture_text)
-  const save = useAction()
+/**
+ * What every workspace setting's form shares: its title and explanation, the stored
+ * value loading (or its error), the fields once it is there, one Save that is off
+ * while nothing changed, and the API's answer.
+ */
+function SettingForm<T>(props: {
+  id: string
+  title: string
+  about: string
+  res: Resource<T>
+  save: Action
+  /** The stored value and the one being edited, both there: the fields can show. */
+  ready: boolean
+  unchanged: boolean
+  onSave(): void
+  children: ComponentChildren
+}) {
+  const { id, res, save } = props
   return (
     <form
       class="panel form"
-      aria-labelledby="capture-title"
+      aria-labelledby={id}
       onSubmit={(e) => {
         e.preventDefault()
-        void save.run(() => api<CaptureText>(url, { method: 'PATCH', body: { capture_text: on } }), (d) => `Text capture is ${d.capture_text ? 'on' : 'off'}.`, res)
+        props.onSave()
       }}
     >
-      <h2 id="capture-title">Capture prompt and completion text</h2>
-      <p class="muted small">
-        Off: ingest removes prompt and completion text from every span before it is stored, and the SDKs do not send it. A change applies to new spans; stored text stays until retention removes it.
-      </p>
+      <h2 id={id}>{props.title}</h2>
+      <p class="muted small">{props.about}</p>
       {res.error && <ErrorMessage error={res.error} onRetry={res.reload} />}
-      {on === undefined ? (
+      {!props.ready ? (
         !res.error && <Loading />
       ) : (
         <>
-          <label class="check">
-            <input type="checkbox" name="capture_text" checked={on} onChange={(e) => setOn(e.currentTarget.checked)} />
-            Store prompt and completion text
-          </label>
+          {props.children}
           <div class="actions">
-            <button type="submit" disabled={save.busy || on === res.data?.capture_text}>
+            <button type="submit" disabled={save.busy || props.unchanged}>
               Save
             </button>
           </div>
@@ -68,6 +78,29 @@ function CaptureTextForm({ url }: { url: string }) {
       )}
       <ActionStatus action={save} />
     </form>
+  )
+}
+
+function CaptureTextForm({ url }: { url: string }) {
+  const res = useApi<CaptureText>(url)
+  const [on, setOn] = useSetting(res, (d) => d.capture_text)
+  const save = useAction()
+  return (
+    <SettingForm
+      id="capture-title"
+      title="Capture prompt and completion text"
+      about="Off: ingest removes prompt and completion text from every span before it is stored, and the SDKs do not send it. A change applies to new spans; stored text stays until retention removes it."
+      res={res}
+      save={save}
+      ready={on !== undefined}
+      unchanged={on === res.data?.capture_text}
+      onSave={() => void save.run(() => api<CaptureText>(url, { method: 'PATCH', body: { capture_text: on } }), (d) => `Text capture is ${d.capture_text ? 'on' : 'off'}.`, res)}
+    >
+      <label class="check">
+        <input type="checkbox" name="capture_text" checked={on} onChange={(e) => setOn(e.currentTarget.checked)} />
+        Store prompt and completion text
+      </label>
+    </SettingForm>
   )
 }
 
@@ -77,38 +110,27 @@ function BroadenSourcesForm({ url }: { url: string }) {
   const save = useAction()
   const d = res.data
   return (
-    <form
-      class="panel form"
-      aria-labelledby="broaden-title"
-      onSubmit={(e) => {
-        e.preventDefault()
-        void save.run(() => api<BroadenSources>(url, { method: 'PATCH', body: { broaden_sources: on } }), (r) => `Sources are checked against ${r.mode === 'open_web' ? 'the open web' : 'the closed knowledge base'}.`, res)
-      }}
+    <SettingForm
+      id="broaden-title"
+      title="Broaden sources to the open web"
+      about="Lets the sources engine verify claims against the open web. It needs the organization’s search credential; without it the engine stays on the closed knowledge base."
+      res={res}
+      save={save}
+      ready={on !== undefined && !!d}
+      unchanged={on === d?.broaden_sources}
+      onSave={() => void save.run(() => api<BroadenSources>(url, { method: 'PATCH', body: { broaden_sources: on } }), (r) => `Sources are checked against ${r.mode === 'open_web' ? 'the open web' : 'the closed knowledge base'}.`, res)}
     >
-      <h2 id="broaden-title">Broaden sources to the open web</h2>
-      <p class="muted small">Lets the sources engine verify claims against the open web. It needs the organization’s search credential; without it the engine stays on the closed knowledge base.</p>
-      {res.error && <ErrorMessage error={res.error} onRetry={res.reload} />}
-      {on === undefined || !d ? (
-        !res.error && <Loading />
-      ) : (
-        <>
-          <label class="check">
-            <input type="checkbox" name="broaden_sources" checked={on} onChange={(e) => setOn(e.currentTarget.checked)} />
-            Verify against the open web
-          </label>
-          <p class="small">
-            Now: <Badge tone={d.mode === 'open_web' ? 'good' : 'none'}>{d.mode === 'open_web' ? 'open web' : 'closed knowledge base'}</Badge>
-            {!d.search_credential_configured && <span class="muted"> · no search credential (Settings → Credentials)</span>}
-          </p>
-          <div class="actions">
-            <button type="submit" disabled={save.busy || on === d.broaden_sources}>
-              Save
-            </button>
-          </div>
-        </>
+      <label class="check">
+        <input type="checkbox" name="broaden_sources" checked={on} onChange={(e) => setOn(e.currentTarget.checked)} />
+        Verify against the open web
+      </label>
+      {d && (
+        <p class="small">
+          Now: <Badge tone={d.mode === 'open_web' ? 'good' : 'none'}>{d.mode === 'open_web' ? 'open web' : 'closed knowledge base'}</Badge>
+          {!d.search_credential_configured && <span class="muted"> · no search credential (Settings → Credentials)</span>}
+        </p>
       )}
-      <ActionStatus action={save} />
-    </form>
+    </SettingForm>
   )
 }
 
@@ -118,20 +140,17 @@ function CostProviderForm({ url }: { url: string }) {
   const save = useAction()
   const d = res.data
   return (
-    <form
-      class="panel form"
-      aria-labelledby="cost-provider-title"
-      onSubmit={(e) => {
-        e.preventDefault()
-        void save.run(() => api<CostProvider>(url, { method: 'PATCH', body: { cost_provider: (value ?? '').trim() } }), (r) => `Costs are priced with ${r.effective_provider}.`, res)
-      }}
+    <SettingForm
+      id="cost-provider-title"
+      title="Cost provider"
+      about="Whose price list costs are computed with. Empty: the deployment default. A change applies to future costs; past figures keep the prices they were computed with."
+      res={res}
+      save={save}
+      ready={value !== undefined && !!d}
+      unchanged={(value ?? '').trim().toLowerCase() === d?.cost_provider}
+      onSave={() => void save.run(() => api<CostProvider>(url, { method: 'PATCH', body: { cost_provider: (value ?? '').trim() } }), (r) => `Costs are priced with ${r.effective_provider}.`, res)}
     >
-      <h2 id="cost-provider-title">Cost provider</h2>
-      <p class="muted small">Whose price list costs are computed with. Empty: the deployment default. A change applies to future costs; past figures keep the prices they were computed with.</p>
-      {res.error && <ErrorMessage error={res.error} onRetry={res.reload} />}
-      {value === undefined || !d ? (
-        !res.error && <Loading />
-      ) : (
+      {d && (
         <>
           <div class="fields">
             <label>
@@ -143,14 +162,8 @@ function CostProviderForm({ url }: { url: string }) {
             In effect: <strong>{d.effective_provider}</strong>
             {!d.cost_provider && <span class="muted"> (the deployment default)</span>}
           </p>
-          <div class="actions">
-            <button type="submit" disabled={save.busy || value.trim().toLowerCase() === d.cost_provider}>
-              Save
-            </button>
-          </div>
         </>
       )}
-      <ActionStatus action={save} />
-    </form>
+    </SettingForm>
   )
 }
