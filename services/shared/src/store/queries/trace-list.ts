@@ -62,31 +62,66 @@ const CANDIDATE_ROWS_PER_TRACE = 4
 const MAX_CANDIDATE_ROWS = 50_000
 /** The first look-up takes this many of the newest candidate traces per wanted trace; each retry 4x. */
 const LOOKUP_TRACES_PER_TRACE = 2
+/** The same for candidates screened on their rows (plausibleIds): nearly all of them pass, bar traces with older rows. */
+const LOOKUP_PLAUSIBLE_PER_TRACE = 1.125
+
+/** One trace_starts_v1 row: part of a trace, with the project and LLM content of the insert that wrote it. */
+interface Candidate {
+  trace_id: string
+  start_ns: string
+  project_id: string
+  has_llm: number
+}
+
+/**
+ * The candidates' trace ids newest first, without the traces that cannot pass the
+ * project or LLM filter: none of their rows has the project (the list's project
+ * is any() over a trace's rows) or LLM content. Every row of a trace newer than the
+ * oldest candidate row is itself a candidate when the scan has no upper bound (no
+ * end time, no cursor), so such a trace is left out only on all its rows; one with
+ * an older row starts at or before the horizon, where the page is not taken from
+ * the look-ups anyway (pageOfCandidates). `screened` then; with an upper bound, a
+ * trace's newer rows are not scanned, and every candidate may pass.
+ */
+function plausibleIds(candidates: Candidate[], q: ListTracesQuery): { ids: string[]; screened: boolean } {
+  const ids = [...new Set(candidates.map((c) => c.trace_id))]
+  const project = q.project ?? null
+  const bounded = (q.endNs !== undefined && q.endNs !== null) || !!q.cursor
+  if (bounded) return { ids, screened: false }
+  const plausible = new Set(candidates.filter((c) => (project === null || c.project_id === project) && (q.includeEmpty || Number(c.has_llm) === 1)).map((c) => c.trace_id))
+  return { ids: ids.filter((id) => plausible.has(id)), screened: true }
+}
 
 /**
  * The page from one candidate scan (rows newest first; `complete` when the scan
  * found fewer rows than it asked for), or undefined when the scan must widen.
- * Looks up the newest candidates first: the rows before the first row of a trace
- * left out are themselves the newest rows, so a trace newer than that row is among
- * the traces looked up, and the page is exact when its last row is newer. A filter
- * that keeps a fifth of the traces (a project) thus looks up a few hundred traces
- * for a page of 50 instead of every candidate, and page_size=500 about 1,000
- * instead of 2,000: the look-ups, a granule of trace_list_v1 per trace, are most
- * of a page's cost, the scan of trace_starts_v1 reads only narrow rows in key order.
+ * Looks up the newest plausible candidates first (plausibleIds): the rows before
+ * the first row of a plausible trace left out are rows of traces looked up or of
+ * traces that cannot pass, so a trace that passes and is newer than that row is
+ * among the traces looked up, and the page is exact when its last row is newer.
+ * A page of 50 thus looks up about 60 traces, and page_size=500 about 560, when
+ * the candidates are screened (else twice the page, and a project filter five
+ * times as many, as it keeps a fifth of the traces): the look-ups,
+ * a granule of trace_list_v1 per trace, are most of a page's cost, the scan of
+ * trace_starts_v1 reads only narrow rows in key order.
  */
 async function pageOfCandidates(
-  candidates: Array<{ trace_id: string; start_ns: string }>,
+  candidates: Candidate[],
   complete: boolean,
+  q: ListTracesQuery,
   pageSize: number,
   lookUp: (ids: string[]) => Promise<PageRow[]>,
 ): Promise<PageRow[] | undefined> {
-  const ids = [...new Set(candidates.map((c) => c.trace_id))]
-  for (let m = (pageSize + 1) * LOOKUP_TRACES_PER_TRACE; ; m *= 4) {
+  const { ids, screened } = plausibleIds(candidates, q)
+  const grade = q.gradeMinRank !== undefined && q.gradeMinRank !== null
+  const perTrace = screened && !grade ? LOOKUP_PLAUSIBLE_PER_TRACE : LOOKUP_TRACES_PER_TRACE
+  const left = new Set(ids)
+  for (let m = Math.ceil((pageSize + 1) * perTrace); ; m *= 4) {
     const taken = new Set(ids.slice(0, m))
-    const found = await lookUp([...taken])
     const all = taken.size === ids.length
+    const found = taken.size ? await lookUp([...taken]) : []
     if (all && complete) return found
-    const horizon = all ? candidates[candidates.length - 1]! : candidates.find((c) => !taken.has(c.trace_id))!
+    const horizon = all ? candidates[candidates.length - 1]! : candidates.find((c) => left.has(c.trace_id) && !taken.has(c.trace_id))!
     if (found.length === pageSize + 1 && BigInt(found[pageSize]!.start_ns) > BigInt(horizon.start_ns)) return found
     if (all) return undefined
   }
@@ -191,15 +226,15 @@ export async function listTraces(store: Store, q: ListTracesQuery): Promise<{ ro
 
   // The candidate scan is a statement of its own: as a subquery of the page's, it
   // measured several times slower (ClickHouse did not read it in key order there).
-  const candidateScan = `SELECT trace_id, toString(toUnixTimestamp64Nano(trace_start)) AS start_ns FROM trace_starts_v1 WHERE ${rowWhere.join(' AND ')} ORDER BY trace_start DESC LIMIT {k:UInt32}`
+  const candidateScan = `SELECT trace_id, toString(toUnixTimestamp64Nano(trace_start)) AS start_ns, project_id, has_llm FROM trace_starts_v1 WHERE ${rowWhere.join(' AND ')} ORDER BY trace_start DESC LIMIT {k:UInt32}`
   let page: PageRow[] | undefined
   // A project or grade filter keeps only a share of the newest traces, so its first scan is wider.
   const firstK = (pageSize + 1) * CANDIDATE_ROWS_PER_TRACE * ((q.project !== undefined && q.project !== null) || grade ? 8 : 1)
   for (let k = firstK; k <= MAX_CANDIDATE_ROWS && !page; k *= 8) {
-    const candidates = await store.query<{ trace_id: string; start_ns: string }>(candidateScan, { ...params, k }, { tag: 'traces.list.candidates' })
+    const candidates = await store.query<Candidate>(candidateScan, { ...params, k }, { tag: 'traces.list.candidates' })
     // No rows: the full aggregation tells "none" from "none yet".
     if (candidates.length === 0) break
-    page = await pageOfCandidates(candidates, candidates.length < k, pageSize, (ids) =>
+    page = await pageOfCandidates(candidates, candidates.length < k, q, pageSize, (ids) =>
       store.query<PageRow>(pageSql(filters, true), { ...params, ids }, { tag: 'traces.list.page' }),
     )
   }

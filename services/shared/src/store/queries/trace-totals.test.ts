@@ -131,10 +131,18 @@ describe('trace totals', () => {
     await store.insert('spans_v1', [span(COPY_LOST, 1, 0), span(COPY_LOST, 2, 0)])
     expect(await totals(COPY_LOST)).toEqual({ n: 2, c: 0.5, i: 20, o: 4 })
     expect(await totals(COPY_LOST, 'trace_list_v1')).toEqual({ n: 0, c: 0, i: 0, o: 0 })
+    // The list's candidate rows go with the copy's correction (the list leaves out
+    // traces none of whose candidate rows has the filter's project).
+    await store.command('ALTER TABLE trace_starts_v1 DELETE WHERE trace_id = {t:String} SETTINGS mutations_sync = 1', { t: COPY_LOST })
 
     const refs = [{ workspace_id: WS, trace_id: COPY_LOST }]
     expect(await reconcileTraceTotals(store, refs)).toBe(1)
     expect(await totals(COPY_LOST, 'trace_list_v1')).toEqual({ n: 2, c: 0.5, i: 20, o: 4 })
+    const starts = await store.query<{ s: string; p: string }>(
+      `SELECT toString(toUnixTimestamp64Nano(trace_start)) AS s, project_id AS p FROM trace_starts_v1 WHERE workspace_id = {ws:UUID} AND trace_id = {t:String}`,
+      { ws: WS, t: COPY_LOST },
+    )
+    expect(starts).toEqual([{ s: String(BigInt(NOW_MS - 60_000 + 1) * 1_000_000n), p: 'p' }])
     expect(await totals(COPY_LOST)).toEqual({ n: 2, c: 0.5, i: 20, o: 4 })
     expect(await reconcileTraceTotals(store, refs)).toBe(0)
   })

@@ -144,6 +144,15 @@ WHERE d_spans != 0 OR abs(d_cost) > {eps:Float64} OR d_in != 0 OR d_out != 0`,
     { tag: `assembler.reconcile-${table}` },
   )
   if (drifts.length === 0) return []
+  // The list leaves out traces none of whose trace_starts_v1 rows has the project
+  // (queries/trace-list.ts plausibleIds), and this row's any() over the spans may be
+  // a project no traces_v1 row of a mixed trace took; first, so a crash between the
+  // two inserts leaves at most a row that lets the trace through.
+  if (table === 'trace_list_v1')
+    await store.insert(
+      'trace_starts_v1',
+      drifts.map((d) => ({ workspace_id: d.workspace_id, trace_start: d.start_ns, trace_id: d.trace_id, project_id: d.project_id, has_llm: Number(d.has_llm), expires_at: Number(d.expires_at) })),
+    )
   await store.insert(
     table,
     drifts.map((d) => ({

@@ -371,6 +371,8 @@ describe('listTraces against a reference, with traces split over many unmerged r
     { includeEmpty: true, pageSize: 50 },
     { includeEmpty: false, pageSize: 7 },
     { includeEmpty: true, pageSize: 13, project: 'p1' },
+    { includeEmpty: false, pageSize: 4, project: 'p2' },
+    { includeEmpty: false, pageSize: 90, project: 'p0' },
     { includeEmpty: false, pageSize: 20, startMs: 100_000, endMs: 400_000 },
     { includeEmpty: true, pageSize: 500 },
   ])('matches the reference order and membership: %o', async (f) => {
@@ -383,6 +385,29 @@ describe('listTraces against a reference, with traces split over many unmerged r
     })
     expect(ids(rows)).toEqual(expected(f))
     for (const r of rows) expect(r.trace_start).toBe(nsToIso(at(refs.get(r.trace_id)!.startMs)))
+  })
+
+  it('filters a trace whose spans carry several projects on the project it is listed with', async () => {
+    // Each trace's oldest row (no LLM content, project q) and a newer row (LLM
+    // content, project r) come from two inserts; the list shows one of the two.
+    const WS_MIX = '77777777-7777-4777-8777-777777777777'
+    const mixed = ['a', 'b', 'c', 'd', 'e', 'f'].map((c) => c.repeat(31) + '9')
+    const older: ReturnType<typeof span>[] = []
+    const newer: ReturnType<typeof span>[] = []
+    mixed.forEach((trace, i) => {
+      older.push(span({ ws: WS_MIX, trace, id: sid('1', i), startMs: 1000 * i, durMs: 50, llm: false, project: i % 2 ? 'q' : 'r' }))
+      newer.push(span({ ws: WS_MIX, trace, id: sid('2', i), startMs: 1000 * i + 500, durMs: 50, llm: true, project: i % 2 ? 'r' : 'q' }))
+    })
+    await store.insert('spans_v1', older)
+    await store.insert('spans_v1', newer)
+    const list = (q: Partial<ListTracesQuery>) => listTraces(store, { workspaceId: WS_MIX, pageSize: 100, includeEmpty: false, ...q })
+    const all = (await list({})).rows
+    expect(ids(all)).toEqual([...mixed].reverse())
+    for (const project of ['q', 'r']) {
+      const shown = all.filter((r) => r.project_id_out === project)
+      expect((await list({ project })).rows).toEqual(shown)
+      expect((await list({ project, pageSize: 1 })).rows).toEqual(shown.slice(0, 1))
+    }
   })
 
   it('matches the reference one trace per page, for the first pages', async () => {
