@@ -55,11 +55,22 @@ function messagesText(v: unknown): string {
     .join('\n')
 }
 
-/** Numbered attributes prefix.N.suffix, in N order. */
+const numberedPatterns = new Map<string, RegExp>()
+
+/**
+ * Numbered attributes prefix.N.suffix, in N order. Called up to four times per
+ * span for every span of every trace an engine reads, so the pattern is built once
+ * and a key that does not start with the prefix is passed over without it.
+ */
 function numbered(attrs: Record<string, string>, prefix: string, suffix: string, roleSuffix?: string): string {
   const out: Array<[number, string]> = []
-  const re = new RegExp(`^${prefix.replace(/\./g, '\\.')}\\.(\\d+)\\.${suffix.replace(/\./g, '\\.')}$`)
-  for (const [k, v] of Object.entries(attrs)) {
+  const head = `${prefix}.`
+  const key = `${prefix} ${suffix}`
+  let re = numberedPatterns.get(key)
+  if (!re) numberedPatterns.set(key, (re = new RegExp(`^${prefix.replace(/\./g, '\\.')}\\.(\\d+)\\.${suffix.replace(/\./g, '\\.')}$`)))
+  for (const k of Object.keys(attrs)) {
+    if (!k.startsWith(head)) continue
+    const v = attrs[k]
     const m = re.exec(k)
     if (!m || !v) continue
     const role = roleSuffix ? attrs[`${prefix}.${m[1]}.${roleSuffix}`] : undefined
