@@ -35,4 +35,34 @@ describe('loadAvroType', () => {
       if (i % 2 === 0) expect(buf.equals(reference.toBuffer(letters[i]))).toBe(true)
     })
   })
+
+  it('writes and reads longs as with a fresh 8-byte buffer per long, numbers while they are safe integers', () => {
+    // The long type as it was before one buffer served every long written.
+    const eightBytes = avro.types.LongType.__with({
+      fromBuffer: (buf: Buffer) => {
+        const v = buf.readBigInt64LE()
+        return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v
+      },
+      toBuffer: (n: number | bigint) => {
+        const buf = Buffer.alloc(8)
+        buf.writeBigInt64LE(BigInt(n))
+        return buf
+      },
+      fromJSON: (v: unknown) => v,
+      toJSON: (v: unknown) => v,
+      isValid: (n: unknown) => typeof n === 'bigint' || Number.isInteger(n),
+      compare: () => 0,
+    })
+    const schema = JSON.parse(readFileSync(SCHEMA_DIR + 'dead-letter.v1.avsc', 'utf8'))
+    const reference = avro.Type.forSchema(schema, { registry: { long: eightBytes } })
+    const edges = [0, 1, -1, 63, -64, 64, -65, 2 ** 48 - 1, 2 ** 48, -(2 ** 48), -(2 ** 48) - 1, 2 ** 49, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, 1.7e12]
+    const longs = [...edges, ...edges.map((n) => -n), 2n ** 53n, -(2n ** 53n) - 1n, 1_764_340_000_123_456_789n, 2n ** 63n - 1n, -(2n ** 63n)]
+    for (const n of longs) {
+      const letter = { org_id: 'o', workspace_id: 'w', source: 's', reason: 'r', payload: '', received_at_ms: 7, original_offset: n }
+      const buf = deadLetterV1.encode(letter)
+      expect(buf.equals(reference.toBuffer(letter)), String(n)).toBe(true)
+      expect(deadLetterV1.decode(buf).original_offset).toBe(typeof n === 'number' ? n + 0 : n)
+    }
+    expect(() => deadLetterV1.encode({ org_id: 'o', workspace_id: 'w', source: 's', reason: 'r', payload: '', received_at_ms: 7, original_offset: 2n ** 63n })).toThrow(RangeError)
+  })
 })
