@@ -2,6 +2,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildConsole, isFresh, type BuildInfo } from './build.js'
 
@@ -25,6 +26,16 @@ describe('console build', () => {
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/)
     expect(html).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i)
     expect(readFileSync(join(out, 'assets', info.script), 'utf8')).not.toMatch(/https?:\/\/(?!www\.w3\.org)[a-z0-9.-]+\.[a-z]{2,}\//i)
+  })
+
+  it('writes gzip and brotli copies of what compresses beside it, so the api only reads them', () => {
+    for (const file of [join(out, 'index.html'), join(out, 'assets', info.script), join(out, 'assets', info.stylesheet)]) {
+      const body = readFileSync(file)
+      if (body.byteLength <= 1024) continue
+      expect(gunzipSync(readFileSync(`${file}.gz`)).equals(body), file).toBe(true)
+      expect(brotliDecompressSync(readFileSync(`${file}.br`)).equals(body), file).toBe(true)
+    }
+    expect(readFileSync(join(out, 'assets', `${info.script}.br`)).byteLength).toBeLessThan(readFileSync(join(out, 'assets', info.script)).byteLength / 2)
   })
 
   it('records what it read, and is fresh until a build input or its own record changes', () => {

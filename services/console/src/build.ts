@@ -7,6 +7,10 @@
  * or its fingerprint no longer matches the sources, so `pnpm start` after a pull
  * serves the new console, and an unchanged tree starts without building.
  *
+ * Every file over 1 KiB also gets its gzip (level 9) and brotli copies beside it
+ * (`<name>.gz`, `<name>.br`): compressing at build time keeps ~1.5 s of CPU off the
+ * api process's start, which only reads them.
+ *
  * Writes are atomic per file (write, rename) and assets are immutable by name, so a
  * second process building at the same moment, or a server reading dist/, never sees
  * a half-written file.
@@ -15,6 +19,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { brotliCompressSync, gzipSync } from 'node:zlib'
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url))
 const WEB_DIR = join(PACKAGE_ROOT, 'web')
@@ -83,6 +88,21 @@ function writeAtomic(path: string, data: string | Uint8Array): void {
   renameSync(tmp, path)
 }
 
+/** The compressed copies a file gets beside it, as the api serves them (routes/console.ts). */
+const COMPRESSED = [
+  { suffix: '.br', encoding: 'br', compress: (b: Uint8Array) => brotliCompressSync(b) },
+  { suffix: '.gz', encoding: 'gzip', compress: (b: Uint8Array) => gzipSync(b, { level: 9 }) },
+] as const
+const COMPRESS_OVER_BYTES = 1024
+
+function writeWithCompressed(path: string, data: Uint8Array): void {
+  writeAtomic(path, data)
+  for (const c of COMPRESSED) {
+    if (data.byteLength > COMPRESS_OVER_BYTES) writeAtomic(path + c.suffix, c.compress(data))
+    else rmSync(path + c.suffix, { force: true })
+  }
+}
+
 export function indexHtml(script: string, stylesheet: string): string {
   return [
     '<!doctype html>',
@@ -135,13 +155,13 @@ export async function buildConsole(opts: { outDir?: string; minify?: boolean } =
   const stylesheet = files.find((f) => f.name.endsWith('.css'))?.name
   if (!script || !stylesheet) throw new Error(`console build produced no ${script ? 'stylesheet' : 'script'}`)
 
-  for (const f of files) writeAtomic(join(outDir, 'assets', f.name), f.contents)
-  writeAtomic(join(outDir, 'index.html'), indexHtml(script, stylesheet))
+  for (const f of files) writeWithCompressed(join(outDir, 'assets', f.name), f.contents)
+  writeWithCompressed(join(outDir, 'index.html'), Buffer.from(indexHtml(script, stylesheet)))
   // Libraries change with package.json (their versions), not file by file.
   const inputs = [...Object.keys(result.metafile.inputs), ...webInputs(), THIS_FILE, PACKAGE_JSON].filter((p) => !p.includes('node_modules'))
   const info: BuildInfo = { fingerprint: fingerprintOf(inputs), inputs: [...new Set(inputs)].sort(), script, stylesheet, built_at: new Date().toISOString() }
   writeAtomic(join(outDir, BUILD_INFO), JSON.stringify(info, null, 2) + '\n')
-  pruneOldAssets(join(outDir, 'assets'), new Set(files.map((f) => f.name)))
+  pruneOldAssets(join(outDir, 'assets'), new Set(files.flatMap((f) => [f.name, ...COMPRESSED.map((c) => f.name + c.suffix)])))
   return info
 }
 

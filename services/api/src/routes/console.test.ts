@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { gunzipSync } from 'node:zlib'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
 import { jsonNotFound } from '@svc/shared/http/errors'
@@ -12,7 +12,10 @@ function fakeBuild(): string {
   const dir = mkdtempSync(join(tmpdir(), 'console-dist-'))
   mkdirSync(join(dir, 'assets'))
   writeFileSync(join(dir, 'index.html'), '<!doctype html><script type="module" src="/assets/main-AAAA.js"></script>')
-  writeFileSync(join(dir, 'assets', 'main-AAAA.js'), `console.log(${JSON.stringify('x'.repeat(4000))})`)
+  const script = `console.log(${JSON.stringify('x'.repeat(4000))})`
+  writeFileSync(join(dir, 'assets', 'main-AAAA.js'), script)
+  // The build writes the compressed copies beside the file (services/console/src/build.ts); this one has gzip only.
+  writeFileSync(join(dir, 'assets', 'main-AAAA.js.gz'), gzipSync(script))
   writeFileSync(join(dir, 'assets', 'main-AAAA.js.123.ab.tmp'), 'half written')
   return dir
 }
@@ -51,12 +54,15 @@ describe('console files', () => {
     expect(gunzipSync(Buffer.from(await res.arrayBuffer())).toString()).toContain('console.log')
     const plain = await served.request('/assets/main-AAAA.js')
     expect(plain.headers.get('content-encoding')).toBeNull()
+    // No brotli copy: a client asking for brotli first gets the gzip one.
+    const br = await served.request('/assets/main-AAAA.js', { headers: { 'accept-encoding': 'br, gzip' } })
+    expect(br.headers.get('content-encoding')).toBe('gzip')
     expect((await plain.text()).length).toBeGreaterThan(4000)
   })
 
   it('leaves everything else to the API: unknown /v1 paths, unknown assets and writes are its JSON 404', async () => {
     expect(await (await served.request('/v1/ping')).json()).toEqual({ ok: true })
-    for (const [method, path] of [['GET', '/v1/nope'], ['GET', '/assets/missing.js'], ['GET', '/assets/main-AAAA.js.123.ab.tmp'], ['POST', '/'], ['GET', '/../etc/passwd']] as const) {
+    for (const [method, path] of [['GET', '/v1/nope'], ['GET', '/assets/missing.js'], ['GET', '/assets/main-AAAA.js.123.ab.tmp'], ['GET', '/assets/main-AAAA.js.gz'], ['POST', '/'], ['GET', '/../etc/passwd']] as const) {
       const res = await served.request(path, { method })
       expect(res.status, `${method} ${path}`).toBe(404)
       expect(((await res.json()) as { error: string }).error).toBe('not_found')

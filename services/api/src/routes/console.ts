@@ -7,11 +7,11 @@
  *
  * A middleware rather than routes: these are files, not API operations, so they
  * stay out of the access table and the OpenAPI document. The build is read into
- * memory once (a few hundred KB), with gzip and brotli copies of what compresses.
+ * memory once (a few hundred KB), with the gzip and brotli copies the build wrote
+ * beside what compresses (services/console/src/build.ts).
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { brotliCompressSync, gzipSync } from 'node:zlib'
 import type { MiddlewareHandler } from 'hono'
 
 /**
@@ -54,9 +54,9 @@ interface Asset {
   type: string
 }
 
-function asset(body: Uint8Array, type: string): Asset {
-  const compressible = body.byteLength > 1024
-  return { body, type, gzip: compressible ? gzipSync(body, { level: 9 }) : null, br: compressible ? brotliCompressSync(body) : null }
+function asset(path: string, type: string): Asset {
+  const copy = (suffix: string) => (existsSync(path + suffix) ? readFileSync(path + suffix) : null)
+  return { body: readFileSync(path), type, gzip: copy('.gz'), br: copy('.br') }
 }
 
 /** Paths the console answers with its page; the browser-side router (web/routes.tsx) decides which view. */
@@ -66,19 +66,19 @@ export function isConsolePath(path: string): boolean {
 
 /** Loads a build (dist/ of services/console) into memory; null when there is none. */
 export function loadConsole(dir: string): { index: Asset; assets: Map<string, Asset> } | null {
-  let index: Uint8Array
+  let index: Asset
   try {
-    index = readFileSync(join(dir, 'index.html'))
+    index = asset(join(dir, 'index.html'), TYPES['.html']!)
   } catch {
     return null
   }
   const assets = new Map<string, Asset>()
+  // The compressed copies (.br, .gz) and half-written files (.tmp) have no type of their own here.
   for (const name of readdirSync(join(dir, 'assets'))) {
     const ext = name.slice(name.lastIndexOf('.'))
-    if (!TYPES[ext] || name.endsWith('.tmp')) continue
-    assets.set(name, asset(readFileSync(join(dir, 'assets', name)), TYPES[ext]))
+    if (TYPES[ext]) assets.set(name, asset(join(dir, 'assets', name), TYPES[ext]))
   }
-  return { index: asset(index, TYPES['.html']!), assets }
+  return { index, assets }
 }
 
 /**
