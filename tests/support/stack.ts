@@ -56,18 +56,4 @@ export async function startTestStack(mode: BusMode, extraEnv: Record<string, str
   return { ...stack, dataDir: env.SVC_DATA_DIR!, env, ingestUrl: `http://127.0.0.1:${stack.ingestPort}`, apiUrl: `http://127.0.0.1:${stack.apiPort}` }
 }
 
-/** Polls until `check` returns a value (not undefined) or the deadline passes. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let last: unknown
-  for (;;) {
-    try {
-      const v = await check()
-      if (v !== undefined) return v
-    } catch (err) {
-      last = err
-    }
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`)
-    await new Promise((r) => setTimeout(r, everyMs))
-  }
-}
+export { eventually } from '@svc/shared/test-support/eventually'

@@ -16,6 +16,7 @@ import { createStore } from '@svc/shared/store/index'
 import { migrate } from '@svc/shared/store/migrate'
 import type { Store } from '@svc/shared/store/types'
 import { budgetWatch } from './budget-watch.js'
+import { eventually } from '@svc/shared/test-support/eventually'
 
 const ORG = stableUuid('org:b')
 const WS = stableUuid('ws:b')
@@ -34,8 +35,7 @@ async function alerts(): Promise<BudgetAlertRecord[]> {
   const end = Number((await bus.endOffsets(TOPICS.budgetAlerts)).get(0))
   if (end === 0) return out
   const sub = await bus.subscribe({ group: `read-${n++}`, topics: [TOPICS.budgetAlerts], ephemeral: true, fromBeginning: true, onBatch: async (rs) => void out.push(...rs.map((r) => budgetAlertV1.decode(r.value))) })
-  while (out.length < end) await new Promise((r) => setTimeout(r, 10))
-  await sub.close()
+  await eventually(async () => (out.length >= end ? true : undefined), 10_000, 10).finally(() => sub.close())
   return out
 }
 

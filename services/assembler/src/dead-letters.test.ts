@@ -24,6 +24,7 @@ import { createStore } from '@svc/shared/store/index'
 import { migrate } from '@svc/shared/store/migrate'
 import type { Store } from '@svc/shared/store/types'
 import { startAssembler } from './service.js'
+import { eventually } from '@svc/shared/test-support/eventually'
 
 const log = createLogger({ level: 'silent' })
 const ORG = stableUuid('org:dead-letters')
@@ -94,10 +95,9 @@ describe('assembler dead letters', () => {
     expect(await processRegistry.getSingleMetricAsString('svc_consumer_dead_letters_total')).toContain(`{topic="${TOPICS.spansRaw}",reason="undecodable"} 1`)
 
     // The same dead letter written twice (a crash between it and its batch's commit) counts once.
-    let again: Buffer | undefined
-    const read = await bus.subscribe({ group: 'read', topics: [TOPICS.spansRawDlq], ephemeral: true, onBatch: async (rs) => void (again ??= rs[0]!.value) })
-    while (!again) await new Promise((r) => setTimeout(r, 5))
-    await read.close()
+    let first: Buffer | undefined
+    const read = await bus.subscribe({ group: 'read', topics: [TOPICS.spansRawDlq], ephemeral: true, onBatch: async (rs) => void (first ??= rs[0]!.value) })
+    const again = await eventually(async () => first, 10_000, 5).finally(() => read.close())
     await bus.produce(TOPICS.spansRawDlq, [{ key, value: again }])
     await committed(GROUPS.deadLetterSink, TOPICS.spansRawDlq)
     expect((await ingestionFigures(store, WS, Date.now(), Date.now())).deadLettersLastHour).toBe(2)

@@ -23,6 +23,7 @@ import { decodeActivityRequest, decodeLogsRequest } from '../../ingest/src/otlp/
 import { decodeMetricsRequest } from '../../ingest/src/otlp/metrics.js'
 import { EXPECTED_COMMITS, expectedTopFiles, expectedUsage, replayRequests, T0_MS } from '../../../tests/fixtures/coding-agent/replay.js'
 import { codingAgentConsumer } from './handler.js'
+import { eventually } from '@svc/shared/test-support/eventually'
 
 /** One batch as the consumer runner hands it over (no poison in these: nothing is dead-lettered). */
 const codingAgentBatchHandler = (store: Store, log: typeof quiet) => consumerBatchHandler({} as Bus, codingAgentConsumer(store, log))
@@ -118,8 +119,7 @@ describe('coding-agent consumer over embedded ClickHouse', () => {
       expect((await recentCommits(store, 'ws-poison', 10)).map((c) => c.commit_id).sort()).toEqual(['abc12345', 'def67890'])
       const dead: Array<{ topic: string; d: ReturnType<typeof deadLetterV1.decode> }> = []
       const read = await bus.subscribe({ group: 'read', topics: topics.map(dlqTopic), ephemeral: true, onBatch: async (rs) => void dead.push(...rs.map((r) => ({ topic: r.topic, d: deadLetterV1.decode(r.value) }))) })
-      while (dead.length < 2) await new Promise((r) => setTimeout(r, 5))
-      await read.close()
+      await eventually(async () => (dead.length >= 2 ? true : undefined), 10_000, 5).finally(() => read.close())
       const byTopic = Object.fromEntries(dead.map(({ topic, d }) => [topic, d]))
       expect(byTopic[dlqTopic(TOPICS.codingAgentMetrics)]).toMatchObject({ workspace_id: 'ws-poison', original_offset: 0, source: GROUPS.codingAgent })
       expect(byTopic[dlqTopic(TOPICS.codingAgentEvents)]).toMatchObject({ workspace_id: 'ws-poison', org_id: 'org-1', original_offset: 1 })

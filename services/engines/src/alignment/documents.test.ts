@@ -20,6 +20,7 @@ import { migrate } from '@svc/shared/store/migrate'
 import type { Store } from '@svc/shared/store/types'
 import { startDocumentWorker } from './documents.js'
 import { localOnly } from './embedders.js'
+import { eventually } from '@svc/shared/test-support/eventually'
 
 const log = createLogger({ level: 'silent' })
 const WS = stableUuid('ws:documents')
@@ -61,8 +62,7 @@ describe('alignment document worker', () => {
     for (const id of ['d1', 'd4']) expect((await docState(store, WS, id))?.status).toBe('embedded')
     const dead: ReturnType<typeof deadLetterV1.decode>[] = []
     const all = await bus.subscribe({ group: 'read', topics: [dlqTopic(TOPICS.alignmentDocuments)], ephemeral: true, onBatch: async (rs) => void dead.push(...rs.map((r) => deadLetterV1.decode(r.value))) })
-    while (dead.length < 2) await new Promise((r) => setTimeout(r, 5))
-    await all.close()
+    await eventually(async () => (dead.length >= 2 ? true : undefined), 10_000, 5).finally(() => all.close())
     expect(dead.map((d) => [Number(d.original_offset), d.workspace_id, d.source])).toEqual([
       [1, WS, GROUPS.alignmentDocuments],
       [2, 'workspace-7', GROUPS.alignmentDocuments],
