@@ -10,6 +10,7 @@ import { loadPriceTable } from '@svc/shared/domain/pricing'
 import { createEmbeddedBus } from '@svc/shared/bus/embedded/index'
 import { spanV1, traceKey, type SpanRecord } from '@svc/shared/bus/records'
 import { decodeTraceRequest } from '@svc/ingest/otlp/decode'
+import { encodeRows, encoderFor, RowBinaryWriter } from '@svc/shared/store/row-binary'
 import { readMigrations } from '@svc/shared/store/migrate'
 
 const principal = { org_id: '11111111-1111-5111-8111-111111111111', workspace_id: '22222222-2222-5222-8222-222222222222', project_id: 'bench' }
@@ -71,7 +72,7 @@ export async function busCeiling(mode: 'embedded' | 'kafka', env: Record<string,
 
 /**
  * Rows/s of bare chdb inserts of the same rows into the same schema, in 20k-row
- * batches, the fastest way we know: positional JSON text written to a file and
+ * batches, the fastest way we know: RowBinaryWithNamesAndTypes written to a file and
  * loaded with INSERT ... FROM INFILE (what the store does, without the pipeline
  * around it).
  */
@@ -79,14 +80,16 @@ export async function clickhouseCeiling(sample: Sample): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'ceiling-ch-'))
   const client = createClient({ connection: createChdbConnection({ path: join(dir, 'db') }) } as Parameters<typeof createClient>[0])
   for (const m of readMigrations()) for (const q of m.statements) await client.command({ query: q })
-  const rows = sample.rows
+  const rows = sample.rows as unknown as Array<Record<string, unknown>>
   const columns = Object.keys(rows[0]!)
-  const file = join(dir, 'batch.json')
+  const described = await (await client.query({ query: 'DESCRIBE TABLE spans_v1', format: 'JSONEachRow' })).json<{ name: string; type: string }>()
+  const types = columns.map((c) => described.find((d) => d.name === c)!.type)
+  const encoders = types.map((t) => encoderFor(t)!)
+  const writer = new RowBinaryWriter()
+  const file = join(dir, 'batch.bin')
   const rate = await concurrently(rows.length, 20_000, 1, async (a, b) => {
-    let body = ''
-    for (let i = a; i < b; i++) body += JSON.stringify(columns.map((c) => rows[i]![c])) + '\n'
-    await writeFile(file, body)
-    await client.command({ query: `INSERT INTO spans_v1 (${columns.join(', ')}) FROM INFILE '${file}' FORMAT JSONCompactEachRow` })
+    await writeFile(file, encodeRows(writer, columns, types, encoders, rows.slice(a, b)))
+    await client.command({ query: `INSERT INTO spans_v1 (${columns.join(', ')}) FROM INFILE '${file}' FORMAT RowBinaryWithNamesAndTypes` })
   })
   await client.close()
   rmSync(dir, { recursive: true, force: true })
