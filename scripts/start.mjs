@@ -33,8 +33,9 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url))
 // SVC_BUILD_DIR: elsewhere than .svc-build/ (tests build into a directory of their own).
 const BUILD_DIR = process.env.SVC_BUILD_DIR ? resolve(process.env.SVC_BUILD_DIR) : join(ROOT, '.svc-build')
 const THIS_FILE = relative(ROOT, fileURLToPath(import.meta.url))
-// The sentence model's worker thread loads a file of its own (threaded-model.ts).
+// Worker threads load files of their own: the sentence model's (threaded-model.ts) and ingest's (prepare-pool.ts).
 const MODEL_THREAD = 'services/engines/src/semantic/model-thread.ts'
+const PREPARE_THREAD = 'services/ingest/src/prepare-thread.ts'
 // Builds a service keeps besides its current one: a process started from an older
 // build may still start its model thread from that build's directory.
 const KEEP_OLDER = 3
@@ -85,7 +86,7 @@ async function build(service) {
     },
   }
   const result = await esbuild.build({
-    entryPoints: { main: `services/${service}/src/main.ts`, 'model-thread': MODEL_THREAD },
+    entryPoints: { main: `services/${service}/src/main.ts`, 'model-thread': MODEL_THREAD, 'prepare-thread': PREPARE_THREAD },
     absWorkingDir: ROOT,
     bundle: true,
     platform: 'node',

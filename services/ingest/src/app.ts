@@ -16,6 +16,7 @@ import { pipelineNamespace } from '@svc/shared/bus/consumer-lag'
 import { Admission } from './admission.js'
 import { createIngestMetrics, ingestRegistry, type IngestMetrics } from './metrics.js'
 import { InflightBudget } from './middleware/backpressure.js'
+import { inlinePrepare, sharedThreadPool } from './prepare-pool.js'
 import type { IngestRouteDeps } from './routes/accept.js'
 import { codingAgentRoutes } from './routes/coding-agent.js'
 import { otlpRoutes } from './routes/otlp.js'
@@ -70,6 +71,7 @@ export function createIngestApp(deps: IngestDeps): IngestApp {
     log,
     maxBodyBytes: config.SVC_INGEST_MAX_BODY_BYTES,
     produceTimeoutMs: deps.produceTimeoutMs ?? DEFAULT_PRODUCE_TIMEOUT_MS,
+    prepare: config.SVC_INGEST_THREADS > 0 ? sharedThreadPool(config.SVC_INGEST_THREADS, log) : inlinePrepare,
     protobuf: config.SVC_INGEST_PROTOBUF,
     admission,
     onKeyUsed,

@@ -3,13 +3,16 @@ import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
 import { jsonErrorHandler } from '@svc/shared/http/errors'
 import { createLogger } from '@svc/shared/log'
-import { bodyFormat, readBodyBytes, readIngestBody } from './body.js'
+import { bodyFormat, readBodyBytes, readIngestBody, type ReadBody } from './body.js'
+import { parseBody } from './prepare.js'
 
 const MAX = 1024
+/** The body as the request's preparer sees it (prepare.ts parses it there, 400 when invalid). */
+const parsed = (b: ReadBody) => ({ value: parseBody(b.bytes, b.format, 'traces'), bytes: b.charged, format: b.format })
 
 function app() {
   const a = new Hono()
-  a.post('/', async (c) => c.json(await readIngestBody(c, { maxBytes: MAX })))
+  a.post('/', async (c) => c.json(parsed(await readIngestBody(c, { maxBytes: MAX, protobuf: false }))))
   a.onError(jsonErrorHandler(createLogger({ level: 'silent' })))
   return a
 }
@@ -140,7 +143,7 @@ describe('charging the in-flight budget while reading', () => {
   it('readIngestBody passes the charge through and reports the decompressed size', async () => {
     const seen: number[] = []
     const a = new Hono()
-    a.post('/', async (c) => c.json(await readIngestBody(c, { maxBytes: MAX, charge: (n) => void seen.push(n) })))
+    a.post('/', async (c) => c.json(parsed(await readIngestBody(c, { maxBytes: MAX, protobuf: false, charge: (n) => void seen.push(n) }))))
     const res = await a.request('/', { method: 'POST', body: gzipSync('{"ok":true}'), headers: { 'content-encoding': 'gzip' } })
     expect(await res.json()).toEqual({ value: { ok: true }, bytes: 11, format: 'json' })
     expect(seen.at(-1)).toBe(11)

@@ -5,13 +5,13 @@
  * chunk at a time: past `maxBytes` (of the wire bytes or of the output) the read
  * stops with 413, and every chunk is first charged to the caller (the in-flight
  * budget), which can stop it too. Neither a huge upload nor a gzip bomb is ever
- * held whole. The body is JSON, or OTLP protobuf where the operator turned it on.
+ * held whole. The body is JSON, or OTLP protobuf where the operator turned it on;
+ * it is parsed with the rest of the request's CPU work (prepare.ts).
  */
 import { Readable, pipeline } from 'node:stream'
 import { createGunzip, createInflate } from 'node:zlib'
 import type { Context } from 'hono'
 import { badRequest, HttpError, payloadTooLarge } from '@svc/shared/http/errors'
-import { MalformedRequest } from './otlp/fields.js'
 import { PROTOBUF_CHARGE_PER_BYTE } from './otlp/protobuf.js'
 
 const bodyTooLarge = (maxBytes: number) => payloadTooLarge(`request body exceeds ${maxBytes} bytes (measured after decompression)`, maxBytes)
@@ -111,47 +111,25 @@ export async function readBodyBytes(stream: ReadableStream<Uint8Array> | null, e
 }
 
 export interface ReadBody {
-  value: unknown
-  /** What the in-flight budget is charged: the size after decompression (protobuf: times PROTOBUF_CHARGE_PER_BYTE). */
-  bytes: number
+  /** The body, decompressed; parsed later (prepare.ts), on an ingest thread. */
+  bytes: Buffer
+  /** What the in-flight budget is charged: the size after decompression (protobuf: times PROTOBUF_CHARGE_PER_BYTE, what it takes decoded). */
+  charged: number
   format: BodyFormat
 }
 
 export interface IngestBodyOptions extends BodyLimits {
-  /** Decodes a protobuf body into what the JSON decoders read; absent while protobuf is off (415). Throws MalformedRequest. */
-  protobuf?: (bytes: Uint8Array) => unknown
+  /** Protobuf bodies accepted too; off, they get 415. */
+  protobuf: boolean
 }
 
-/** Content type and encoding checks, capped and charged read with decompression, then JSON.parse or the protobuf decoder (400 when invalid). */
+/** Content type and encoding checks, then the capped and charged read with decompression. */
 export async function readIngestBody(c: Context, opts: IngestBodyOptions): Promise<ReadBody> {
-  const format = bodyFormat(c.req.header('content-type'), opts.protobuf !== undefined)
+  const format = bodyFormat(c.req.header('content-type'), opts.protobuf)
   const encoding = contentEncoding(c.req.header('content-encoding'))
   const declared = Number(c.req.header('content-length'))
   // Refuse an announced oversized upload without reading it.
   if (Number.isFinite(declared) && declared > opts.maxBytes) throw bodyTooLarge(opts.maxBytes)
-  const buf = await readBodyBytes(c.req.raw.body, encoding, opts)
-  if (format === 'json') return { value: parseJson(buf), bytes: buf.byteLength, format }
-  // Charged at what it will take decoded, before it is decoded.
-  const charged = buf.byteLength * PROTOBUF_CHARGE_PER_BYTE
-  opts.charge?.(charged)
-  return { value: decodeProtobuf(buf, opts.protobuf!), bytes: charged, format }
-}
-
-function parseJson(buf: Buffer): unknown {
-  try {
-    const text = buf.toString('utf8')
-    // A UTF-8 byte-order mark is legal in a JSON document but JSON.parse rejects it.
-    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
-  } catch (err) {
-    throw badRequest(`body is not valid JSON: ${(err as Error).message}`)
-  }
-}
-
-function decodeProtobuf(buf: Buffer, decode: (bytes: Uint8Array) => unknown): unknown {
-  try {
-    return decode(buf)
-  } catch (err) {
-    if (err instanceof MalformedRequest) throw badRequest(err.message)
-    throw err
-  }
+  const bytes = await readBodyBytes(c.req.raw.body, encoding, opts)
+  return { bytes, charged: format === 'protobuf' ? bytes.byteLength * PROTOBUF_CHARGE_PER_BYTE : bytes.byteLength, format }
 }

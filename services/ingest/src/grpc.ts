@@ -21,15 +21,13 @@ import * as grpc from '@grpc/grpc-js'
 import { badRequest, HttpError } from '@svc/shared/http/errors'
 import type { Logger } from '@svc/shared/log'
 import { authenticate } from './middleware/api-key.js'
-import { MalformedRequest } from './otlp/fields.js'
-import { decodeProtobufRequest, encodeExportResponse, encodeRetryStatus, grpcServiceName, PROTOBUF_CHARGE_PER_BYTE, type OtlpSignal } from './otlp/protobuf.js'
+import { encodeExportResponse, encodeRetryStatus, grpcServiceName, PROTOBUF_CHARGE_PER_BYTE, type OtlpSignal } from './otlp/protobuf.js'
 import { ingestRequest, type IngestRoute, type IngestRouteDeps } from './routes/accept.js'
 import { codingAgentRoute } from './routes/coding-agent.js'
-import { prepareTraces } from './routes/otlp.js'
 
 /** The endpoint behind each service: traces, and the coding-agent metrics and logs. */
 const GRPC_ROUTES: Record<OtlpSignal, IngestRoute> = {
-  traces: { prepare: prepareTraces, source: 'ingest.grpc.traces', signal: 'traces' },
+  traces: { preparer: 'traces', source: 'ingest.grpc.traces', signal: 'traces' },
   metrics: { ...codingAgentRoute.metrics, source: 'ingest.grpc.metrics' },
   logs: { ...codingAgentRoute.logs, source: 'ingest.grpc.logs' },
 }
@@ -95,13 +93,8 @@ function exportHandler(deps: IngestRouteDeps, route: IngestRoute, log: Logger): 
         principal: authenticate(deps.state, metadataHeaders(call.metadata), deps.onKeyUsed),
         declaredBytes: 0,
         read: async (charge) => {
-          const message = await oneMessage(call, charge)
-          try {
-            return { value: decodeProtobufRequest(route.signal, message), bytes: message.byteLength * PROTOBUF_CHARGE_PER_BYTE }
-          } catch (err) {
-            if (err instanceof MalformedRequest) throw badRequest(err.message)
-            throw err
-          }
+          const bytes = await oneMessage(call, charge)
+          return { bytes, format: 'protobuf', charged: bytes.byteLength * PROTOBUF_CHARGE_PER_BYTE }
         },
       })
       return Buffer.from(encodeExportResponse(route.signal, outcome.partial))

@@ -79,6 +79,8 @@ export const ConfigSchema = z
     // assembler; coding-agent records: their consumer), ingest answers 503 + Retry-After instead of accepting more
     // than the pipeline can land. 0: no bound.
     SVC_MAX_LAG_SECONDS: z.coerce.number().nonnegative().default(30),
+    // Worker threads that parse and prepare ingest bodies (services/ingest/src/prepare-pool.ts); 0: on the request's own thread.
+    SVC_INGEST_THREADS: z.coerce.number().int().min(0).max(64).default(1),
     // OTLP protobuf over HTTP (application/x-protobuf) on every OTLP path; off, protobuf is answered 415 (the API document's default).
     SVC_INGEST_PROTOBUF: bool.default('false'),
     // OTLP/gRPC ingest on this port (conventionally 4317); unset, no gRPC listener.

@@ -2,8 +2,8 @@
  * The life of an ingest request, shared by every ingest route (traces, and the
  * coding-agent metrics, logs and activity) and every transport (HTTP with JSON or
  * protobuf bodies, gRPC in grpc.ts): admission (admission.ts: the pipeline's lag
- * and the embedded log's disk budget) and the in-flight budget -> body -> the
- * route's decoder -> produce. The 202 is sent only after
+ * and the embedded log's disk budget) and the in-flight budget -> body -> parse and
+ * the route's preparer (on an ingest thread, prepare-pool.ts) -> produce. The 202 is sent only after
  * the records (and the dead letters of rejected items) are durable on the bus, so
  * an acknowledged record is never lost; when the bus does not acknowledge, the
  * answer is 503 and the exporter retries the same batch (duplicates are possible,
@@ -13,9 +13,9 @@ import type { Context } from 'hono'
 import { deadLetterV1, type DeadLetterRecord } from '@svc/shared/bus/records'
 import { TOPICS } from '@svc/shared/bus/topics'
 import type { Bus, OutgoingRecord } from '@svc/shared/bus/types'
+import { captureTextOn } from '@svc/shared/control/settings'
 import type { ControlState } from '@svc/shared/control/state'
 import { HttpError } from '@svc/shared/http/errors'
-import { boundedJson, MAX_JSON_DEPTH } from '@svc/shared/json-limits'
 import type { Logger } from '@svc/shared/log'
 import { readIngestBody, type BodyFormat } from '../body.js'
 import type { Admission } from '../admission.js'
@@ -23,7 +23,9 @@ import type { IngestMetrics } from '../metrics.js'
 import { apiKeyPrincipal, type ApiKeyPrincipal } from '../middleware/api-key.js'
 import { unavailable, type InflightBudget } from '../middleware/backpressure.js'
 import type { RejectedItem } from '../otlp/metrics.js'
-import { decodeProtobufRequest, encodeExportResponse, type OtlpSignal } from '../otlp/protobuf.js'
+import { encodeExportResponse, type OtlpSignal } from '../otlp/protobuf.js'
+import type { PrepareJob, PreparerName } from '../prepare.js'
+import type { PreparePool } from '../prepare-pool.js'
 
 export interface IngestRouteDeps {
   bus: Bus
@@ -36,6 +38,8 @@ export interface IngestRouteDeps {
   produceTimeoutMs: number
   /** OTLP protobuf bodies accepted too (SVC_INGEST_PROTOBUF); off, they get 415. */
   protobuf?: boolean
+  /** Where bodies are parsed and prepared: an ingest thread, or this one (prepare-pool.ts). */
+  prepare: PreparePool
   /** Refuses every request while the pipeline is too far behind or the embedded log is full (admission.ts); none: admit all. */
   admission?: Pick<Admission, 'check'>
   onKeyUsed?: (keyId: string) => void
@@ -43,28 +47,31 @@ export interface IngestRouteDeps {
 
 /** Records per produce call: keeps one Kafka request (and one embedded-log append) bounded. */
 export const PRODUCE_CHUNK = 5000
-/** Dead-letter payloads are cut here; the reason says what was wrong, the payload is for a human to look at. */
-export const DEAD_LETTER_PAYLOAD_MAX_BYTES = 64 * 1024
-
 /** What a route writes for one request: the records per topic, what it rejected, and the 202 body's names. */
 export interface Prepared {
   records: Array<{ topic: string; records: OutgoingRecord[] }>
-  rejected: RejectedItem[]
+  /** Each rejected item's reason and its dead letter's payload (prepare.ts writes it, so deep values never cross threads). */
+  rejected: Array<{ reason: string; payload: string }>
   accepted: number
   /** Names in the 202 body, e.g. accepted_spans, accepted_data_points. */
   noun: string
   /** The OTLP partialSuccess field counting rejected items (rejectedSpans, rejectedDataPoints, rejectedLogRecords). */
   partialField: string
-  /** Counts the route keeps in /metrics, once the records are durable. */
-  onStored?(metrics: IngestMetrics): void
+  /** Counts added to /metrics once the records are durable. */
+  counts?: Partial<Record<PreparedCount, number>>
 }
 
-/** Decodes a request body (a 400 is thrown as badRequest). */
-export type Preparer = (body: unknown, p: ApiKeyPrincipal, receivedAtMs: number, deps: IngestRouteDeps) => Prepared
+export type PreparedCount = 'accepted_spans' | 'rejected_spans' | 'text_attributes_dropped'
+
+/**
+ * Decodes a parsed request body into records (a 400 is thrown as badRequest). Runs
+ * on an ingest thread (prepare.ts): plain data in and out, no shared state.
+ */
+export type Preparer = (body: unknown, tenant: PrepareJob['tenant'], receivedAtMs: number, opts: { captureText: boolean }) => Omit<Prepared, 'rejected'> & { rejected: RejectedItem[] }
 
 /** One ingest endpoint, whatever the transport: an HTTP path, or a gRPC service's Export. */
 export interface IngestRoute {
-  prepare: Preparer
+  preparer: PreparerName
   /** Names the route in dead letters (ingest.otlp, ingest.coding-agent.metrics, ingest.grpc.traces, ...). */
   source: string
   /** The OTLP message its protobuf bodies and gRPC calls carry. */
@@ -76,8 +83,8 @@ export interface IngestCall {
   principal: ApiKeyPrincipal
   /** Bytes announced before the body is read (content-length); 0 when nothing was announced. */
   declaredBytes: number
-  /** Reads and decodes the body under the size limit, calling `charge` each time the bytes held grow (it throws the 503). */
-  read(charge: (heldBytes: number) => void): Promise<{ value: unknown; bytes: number }>
+  /** Reads the body under the size limit, calling `charge` each time the bytes held grow (it throws the 503); `charged` is what it holds the budget at. */
+  read(charge: (heldBytes: number) => void): Promise<{ bytes: Buffer; format: BodyFormat; charged: number }>
 }
 
 /** What the exporter is told once everything is durable. */
@@ -118,9 +125,12 @@ export async function ingestRequest(deps: IngestRouteDeps, route: IngestRoute, c
   let handedOff = false
   try {
     const body = await call.read((held) => charge(Math.max(held, upFront)))
-    charge(body.bytes)
+    charge(body.charged)
     const receivedAtMs = Date.now()
-    const prepared = route.prepare(body.value, principal, receivedAtMs, deps)
+    const tenant = { org_id: principal.org_id, workspace_id: principal.workspace_id, project_id: principal.project_id }
+    // capture_text is read per request, so a change applies to the next batch and never to stored spans.
+    const captureText = captureTextOn(deps.state, principal.workspace_id)
+    const prepared = await deps.prepare.run({ preparer: route.preparer, signal: route.signal, format: body.format, bytes: body.bytes, tenant, receivedAtMs, captureText })
     const deadLetters: OutgoingRecord[] = prepared.rejected.map((r) => ({ key: principal.workspace_id, value: deadLetterV1.encode(deadLetter(r, principal, route.source, receivedAtMs)) }))
     const calls: Promise<unknown>[] = []
     for (const { topic, records } of [...prepared.records, { topic: TOPICS.spansRawDlq, records: deadLetters }])
@@ -136,7 +146,7 @@ export async function ingestRequest(deps: IngestRouteDeps, route: IngestRoute, c
       throw unavailable('the records could not be stored; retry')
     }
     metrics.dead_lettered += deadLetters.length
-    prepared.onStored?.(metrics)
+    for (const [name, n] of Object.entries(prepared.counts ?? {})) metrics[name as PreparedCount] += n
     const rejected = prepared.rejected.length
     return { noun: prepared.noun, accepted: prepared.accepted, partial: { field: prepared.partialField, rejected, errorMessage: rejected ? summarize(prepared.rejected) : '' } }
   } catch (err) {
@@ -149,7 +159,6 @@ export async function ingestRequest(deps: IngestRouteDeps, route: IngestRoute, c
 
 /** The HTTP handler of a route: JSON in, JSON out; protobuf in, protobuf out (where the operator turned it on). */
 export function acceptHandler(deps: IngestRouteDeps, route: IngestRoute) {
-  const protobuf = deps.protobuf ? (bytes: Uint8Array) => decodeProtobufRequest(route.signal, bytes) : undefined
   return async (c: Context) => {
     const declared = Number(c.req.header('content-length'))
     let format = 'json' as BodyFormat
@@ -157,7 +166,7 @@ export function acceptHandler(deps: IngestRouteDeps, route: IngestRoute) {
       principal: apiKeyPrincipal(c),
       declaredBytes: Number.isFinite(declared) && declared > 0 ? declared : 0,
       read: async (charge) => {
-        const body = await readIngestBody(c, { maxBytes: deps.maxBodyBytes, charge, protobuf })
+        const body = await readIngestBody(c, { maxBytes: deps.maxBodyBytes, charge, protobuf: deps.protobuf === true })
         format = body.format
         return body
       },
@@ -171,21 +180,11 @@ export function acceptHandler(deps: IngestRouteDeps, route: IngestRoute) {
   }
 }
 
-function deadLetter(r: RejectedItem, p: { org_id: string; workspace_id: string }, source: string, receivedAtMs: number): DeadLetterRecord {
-  return { org_id: p.org_id, workspace_id: p.workspace_id, source, reason: r.reason, payload: truncateUtf8(boundedJson(r.item, { maxDepth: MAX_JSON_DEPTH, maxChars: DEAD_LETTER_PAYLOAD_MAX_BYTES }), DEAD_LETTER_PAYLOAD_MAX_BYTES), received_at_ms: receivedAtMs }
+function deadLetter(r: Prepared['rejected'][number], p: { org_id: string; workspace_id: string }, source: string, receivedAtMs: number): DeadLetterRecord {
+  return { org_id: p.org_id, workspace_id: p.workspace_id, source, reason: r.reason, payload: r.payload, received_at_ms: receivedAtMs }
 }
 
-/** Cuts a string to at most `maxBytes` of UTF-8 without leaving half a character. */
-export function truncateUtf8(s: string, maxBytes: number): string {
-  if (s.length * 3 <= maxBytes) return s
-  const buf = Buffer.from(s, 'utf8')
-  if (buf.length <= maxBytes) return s
-  let end = maxBytes
-  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end-- // back off to a character boundary
-  return buf.subarray(0, end).toString('utf8')
-}
-
-function summarize(rejected: RejectedItem[]): string {
+function summarize(rejected: Prepared['rejected']): string {
   const reasons = [...new Set(rejected.map((r) => r.reason))]
   const shown = reasons.slice(0, 3).join('; ')
   return reasons.length > 3 ? `${shown}; and ${reasons.length - 3} more reasons` : shown

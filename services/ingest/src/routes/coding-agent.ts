@@ -17,13 +17,11 @@
 import { Hono } from 'hono'
 import { codingAgentEventV1, codingAgentKey, codingAgentMetricV1 } from '@svc/shared/bus/records'
 import { TOPICS } from '@svc/shared/bus/topics'
-import { captureTextOn } from '@svc/shared/control/settings'
 import { badRequest } from '@svc/shared/http/errors'
-import { apiKeyAuth, type ApiKeyPrincipal } from '../middleware/api-key.js'
+import { apiKeyAuth } from '../middleware/api-key.js'
 import { decodeActivityRequest, decodeLogsRequest, stripEventText } from '../otlp/logs.js'
 import { decodeMetricsRequest } from '../otlp/metrics.js'
 import { acceptHandler, type IngestRoute, type IngestRouteDeps, type Preparer } from './accept.js'
-import { prepareTraces } from './otlp.js'
 
 export const CODING_AGENT_PREFIX = '/v1/otlp/coding-agent/v1'
 
@@ -32,10 +30,10 @@ export function sessionOf(attrs: Record<string, string>, fallback: string): stri
   return attrs['session.id'] || attrs['conversation.id'] || attrs['user.email'] || attrs['user.account_uuid'] || attrs['user.account_id'] || fallback
 }
 
-const tenant = (p: ApiKeyPrincipal) => ({ org_id: p.org_id, workspace_id: p.workspace_id })
+const tenantOf = (t: { org_id: string; workspace_id: string }) => ({ org_id: t.org_id, workspace_id: t.workspace_id })
 
-const prepareMetrics: Preparer = (body, p, receivedAtMs) => {
-  const d = decodeMetricsRequest(body, { tenant: tenant(p), receivedAtMs })
+export const prepareMetrics: Preparer = (body, tenant, receivedAtMs) => {
+  const d = decodeMetricsRequest(body, { tenant: tenantOf(tenant), receivedAtMs })
   if (!d.ok) throw badRequest(d.message)
   const records = d.points.map((pt) => ({ key: codingAgentKey(pt.workspace_id, sessionOf(pt.attributes, pt.metric_name)), value: codingAgentMetricV1.encode(pt) }))
   return { records: [{ topic: TOPICS.codingAgentMetrics, records }], rejected: d.rejected, accepted: records.length, noun: 'data_points', partialField: 'rejectedDataPoints' }
@@ -43,21 +41,24 @@ const prepareMetrics: Preparer = (body, p, receivedAtMs) => {
 
 const eventPreparer =
   (decode: typeof decodeLogsRequest): Preparer =>
-  (body, p, receivedAtMs, deps) => {
-    const d = decode(body, { tenant: tenant(p), receivedAtMs })
+  (body, tenant, receivedAtMs, { captureText }) => {
+    const d = decode(body, { tenant: tenantOf(tenant), receivedAtMs })
     if (!d.ok) throw badRequest(d.message)
     // capture_text off: prompt and completion text is stored nowhere (read per request, as for spans).
-    if (!captureTextOn(deps.state, p.workspace_id)) for (const e of d.events) deps.metrics.text_attributes_dropped += stripEventText(e)
+    let dropped = 0
+    if (!captureText) for (const e of d.events) dropped += stripEventText(e)
     const records = d.events.map((e) => ({ key: codingAgentKey(e.workspace_id, sessionOf(e.attributes, e.event_name)), value: codingAgentEventV1.encode(e) }))
-    return { records: [{ topic: TOPICS.codingAgentEvents, records }], rejected: d.rejected, accepted: records.length, noun: 'log_records', partialField: 'rejectedLogRecords' }
+    return { records: [{ topic: TOPICS.codingAgentEvents, records }], rejected: d.rejected, accepted: records.length, noun: 'log_records', partialField: 'rejectedLogRecords', counts: { text_attributes_dropped: dropped } }
   }
+export const prepareLogs = eventPreparer(decodeLogsRequest)
+export const prepareActivity = eventPreparer(decodeActivityRequest)
 
 /** The coding-agent endpoints by name, shared with the gRPC services (metrics and logs). */
 export const codingAgentRoute = {
-  traces: { prepare: prepareTraces, source: 'ingest.coding-agent.traces', signal: 'traces' },
-  metrics: { prepare: prepareMetrics, source: 'ingest.coding-agent.metrics', signal: 'metrics' },
-  logs: { prepare: eventPreparer(decodeLogsRequest), source: 'ingest.coding-agent.logs', signal: 'logs' },
-  activity: { prepare: eventPreparer(decodeActivityRequest), source: 'ingest.coding-agent.activity', signal: 'logs' },
+  traces: { preparer: 'traces', source: 'ingest.coding-agent.traces', signal: 'traces' },
+  metrics: { preparer: 'coding-agent.metrics', source: 'ingest.coding-agent.metrics', signal: 'metrics' },
+  logs: { preparer: 'coding-agent.logs', source: 'ingest.coding-agent.logs', signal: 'logs' },
+  activity: { preparer: 'coding-agent.activity', source: 'ingest.coding-agent.activity', signal: 'logs' },
 } as const satisfies Record<string, IngestRoute>
 
 export function codingAgentRoutes(deps: IngestRouteDeps): Hono {

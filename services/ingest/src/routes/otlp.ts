@@ -2,12 +2,12 @@
  * POST /v1/otlp/traces (alias /v1/traces): OTLP/JSON or the flat span array (and
  * OTLP protobuf where the operator turned it on) to spans.raw.v1, through the shared request life in accept.ts (202 only once
  * durable). With capture_text off the text is removed here, before anything is
- * written, so it is stored nowhere.
+ * written, so it is stored nowhere (read per request, so a change applies to the
+ * next batch and never to stored spans).
  */
 import { Hono } from 'hono'
 import { spanV1, traceKey } from '@svc/shared/bus/records'
 import { TOPICS } from '@svc/shared/bus/topics'
-import { captureTextOn } from '@svc/shared/control/settings'
 import { stripContent } from '@svc/shared/domain/content-capture'
 import { badRequest } from '@svc/shared/http/errors'
 import { apiKeyAuth } from '../middleware/api-key.js'
@@ -15,11 +15,11 @@ import { decodeTraceRequest } from '../otlp/decode.js'
 import { acceptHandler, type IngestRouteDeps, type Preparer } from './accept.js'
 
 /** Spans to spans.raw.v1; also the coding-agent traces route's decoder. */
-export const prepareTraces: Preparer = (body, p, receivedAtMs, deps) => {
-  const d = decodeTraceRequest(body, { principal: p, receivedAtMs })
+export const prepareTraces: Preparer = (body, tenant, receivedAtMs, { captureText }) => {
+  const d = decodeTraceRequest(body, { principal: tenant, receivedAtMs })
   if (!d.ok) throw badRequest(d.message)
-  // capture_text is read per request, so a change applies to the next batch and never to stored spans.
-  if (!captureTextOn(deps.state, p.workspace_id)) for (const s of d.spans) deps.metrics.text_attributes_dropped += stripContent(s)
+  let dropped = 0
+  if (!captureText) for (const s of d.spans) dropped += stripContent(s)
   const records = d.spans.map((s) => ({ key: traceKey(s.workspace_id, s.trace_id), value: spanV1.encode(s) }))
   return {
     records: [{ topic: TOPICS.spansRaw, records }],
@@ -27,17 +27,14 @@ export const prepareTraces: Preparer = (body, p, receivedAtMs, deps) => {
     accepted: records.length,
     noun: 'spans',
     partialField: 'rejectedSpans',
-    onStored(m) {
-      m.accepted_spans += records.length
-      m.rejected_spans += d.rejected.length
-    },
+    counts: { accepted_spans: records.length, rejected_spans: d.rejected.length, text_attributes_dropped: dropped },
   }
 }
 
 export function otlpRoutes(deps: IngestRouteDeps): Hono {
   const app = new Hono()
   const auth = apiKeyAuth(deps.state, deps.onKeyUsed)
-  const handler = acceptHandler(deps, { prepare: prepareTraces, source: 'ingest.otlp', signal: 'traces' })
+  const handler = acceptHandler(deps, { preparer: 'traces', source: 'ingest.otlp', signal: 'traces' })
   app.post('/v1/otlp/traces', auth, handler)
   app.post('/v1/traces', auth, handler)
   return app
