@@ -35,35 +35,47 @@ const JOBS: Array<[string, PrepareJob]> = [
 const pool = threadPool(2, createLogger({ level: 'silent' }))
 afterAll(() => pool.close())
 
+/** A job with a body of its own: the pool moves a body that owns its memory to the thread, leaving it empty here. */
+const fresh = (j: PrepareJob): PrepareJob => ({ ...j, bytes: new Uint8Array(j.bytes) })
+
 /** A Prepared as comparable data: record values as hex. */
 const plain = (p: Awaited<ReturnType<typeof pool.run>>) => ({ ...p, records: p.records.map((t) => ({ topic: t.topic, records: t.records.map((r) => ({ key: r.key, value: Buffer.from(r.value).toString('hex') })) })) })
 
 describe('ingest threads (prepare-pool.ts)', () => {
   it.each(JOBS)('prepare %s exactly as the request\'s own thread does', async (_, j) => {
-    const inline = await inlinePrepare.run(j)
+    const inline = await inlinePrepare.run(fresh(j))
     expect(inline.accepted).toBeGreaterThan(0)
-    expect(plain(await pool.run(j))).toEqual(plain(inline))
+    expect(plain(await pool.run(fresh(j)))).toEqual(plain(inline))
   })
 
   it('run many requests at once on both threads, each answered with its own records', async () => {
-    const all = await Promise.all(Array.from({ length: 40 }, (_, i) => pool.run(JOBS[i % JOBS.length]![1])))
-    for (const [i, p] of all.entries()) expect(plain(p)).toEqual(plain(await inlinePrepare.run(JOBS[i % JOBS.length]![1])))
+    const all = await Promise.all(Array.from({ length: 40 }, (_, i) => pool.run(fresh(JOBS[i % JOBS.length]![1]))))
+    for (const [i, p] of all.entries()) expect(plain(p)).toEqual(plain(await inlinePrepare.run(fresh(JOBS[i % JOBS.length]![1]))))
   })
 
   it('answer a body that is not what it claims with the same 400 as the request\'s own thread', async () => {
     for (const j of [job({ bytes: Buffer.from('{"resourceSpans": [') }), job({ bytes: Buffer.from([0xff, 0x01]), format: 'protobuf' }), job({ bytes: json({ resourceSpans: 'no' }) })]) {
-      const inline = await inlinePrepare.run(j).catch((e: unknown) => e)
-      const threaded = await pool.run(j).catch((e: unknown) => e)
+      const inline = await inlinePrepare.run(fresh(j)).catch((e: unknown) => e)
+      const threaded = await pool.run(fresh(j)).catch((e: unknown) => e)
       expect(inline).toBeInstanceOf(HttpError)
       expect(threaded).toBeInstanceOf(HttpError)
       expect({ status: (threaded as HttpError).status, message: (threaded as HttpError).message }).toEqual({ status: 400, message: (inline as HttpError).message })
     }
   })
 
+  it('move a body that owns its memory to the thread, and copy one that shares it', async () => {
+    const owned = fresh(JOBS[0]![1])
+    await pool.run(owned)
+    expect(owned.bytes.byteLength).toBe(0)
+    const shared = Buffer.concat([Buffer.from('padding'), Buffer.from(JOBS[0]![1].bytes)]).subarray(7)
+    await pool.run({ ...JOBS[0]![1], bytes: shared })
+    expect(shared.byteLength).toBe(JOBS[0]![1].bytes.byteLength)
+  })
+
   it('refuse work once closed with a 503 the exporter retries', async () => {
     const closing = threadPool(1, createLogger({ level: 'silent' }))
-    await closing.run(JOBS[0]![1])
+    await closing.run(fresh(JOBS[0]![1]))
     await closing.close()
-    await expect(closing.run(JOBS[0]![1])).rejects.toMatchObject({ status: 503 })
+    await expect(closing.run(fresh(JOBS[0]![1]))).rejects.toMatchObject({ status: 503 })
   })
 })

@@ -6,10 +6,9 @@
  * encoding, and the garbage of the parsed body) is most of ingest's share of it:
  * on a thread of its own it uses the second core.
  *
- * A request's bytes go to its thread as a copy (the body stays charged to the
- * in-flight budget until the records are durable), and its records come back
- * packed into one buffer per topic, transferred, not copied: the main thread only
- * cuts views of it. A thread that dies fails its requests with 503 (the exporter
+ * A request's body moves to its thread (it stays charged to the in-flight budget
+ * until the records are durable), and its records come back packed into one buffer
+ * per topic, also moved, not copied: the main thread only cuts views of it. A thread that dies fails its requests with 503 (the exporter
  * sends them again) and is started afresh.
  *
  * The threads are the process's, not an ingest app's (sharedThreadPool): every app
@@ -124,7 +123,10 @@ export function threadPool(threads: number, log: Logger): PreparePool {
       return new Promise<Prepared>((resolve, reject) => {
         slot.pending.set(id, { resolve, reject })
         slot.worker.ref()
-        slot.worker.postMessage({ id, job })
+        // A body that owns its memory (any but the smallest) moves to the thread instead of being copied.
+        const { buffer, byteOffset, byteLength } = job.bytes
+        const owned = byteOffset === 0 && byteLength === buffer.byteLength && buffer instanceof ArrayBuffer
+        slot.worker.postMessage({ id, job }, owned ? [buffer] : [])
       })
     },
     async close() {
