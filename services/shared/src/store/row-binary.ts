@@ -323,7 +323,31 @@ export function encodeRows(w: RowBinaryWriter, columns: readonly string[], types
   w.uvarint(columns.length)
   for (const c of columns) w.string(c)
   for (const t of types) w.string(t)
-  const n = columns.length
-  for (const row of rows) for (let i = 0; i < n; i++) encoders[i]!(w, row[columns[i]!])
+  const writeRow = rowWriter(columns, types, encoders)
+  for (const row of rows) writeRow(w, row)
   return w.take()
+}
+
+type WriteRow = (w: RowBinaryWriter, row: Record<string, unknown>) => void
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
+const writers = new Map<string, WriteRow>()
+
+/**
+ * One function per column list that writes a row's values in order, generated so
+ * that each property read and each encoder call is a site of its own: rows of one
+ * shape make every site monomorphic and the encoders inlinable (a loop over the
+ * columns reads and calls through one megamorphic site; measured on spans_v1 rows,
+ * the generated writer takes about half the time).
+ */
+function rowWriter(columns: readonly string[], types: readonly string[], encoders: readonly Encode[]): WriteRow {
+  const key = `${columns.join(',')}|${types.join(';')}`
+  let write = writers.get(key)
+  if (!write) {
+    for (const c of columns) if (!IDENTIFIER.test(c)) throw new Error(`not a column name: ${JSON.stringify(c)}`)
+    const body = columns.map((c, i) => `e[${i}](w, r.${c})`).join('\n')
+    write = new Function('e', `return function writeRow(w, r) {\n${body}\n}`)(encoders) as WriteRow
+    if (writers.size >= 256) writers.clear()
+    writers.set(key, write)
+  }
+  return write
 }
