@@ -18,9 +18,9 @@ function settingsOf(opts: QueryOptions | undefined): ClickHouseSettings | undefi
  * Under chdb, per-call settings are applied with SET on the one session and so
  * outlive the call; pass only settings that are harmless to keep (log_comment is).
  */
-export function clickhouseStore(client: ClickHouseClient, kind: 'server' | 'chdb', log: Logger, opts: { insertDir?: string; cluster?: ClusterTarget } = {}): Store {
+export function clickhouseStore(client: ClickHouseClient, kind: 'server' | 'chdb', log: Logger, opts: { insertDir?: string; cluster?: ClusterTarget; insertClient?: ClickHouseClient } = {}): Store {
   let closed = false
-  const insert = createInsert(client, kind === 'chdb' ? opts.insertDir : undefined)
+  const insert = createInsert(client, kind === 'chdb' ? { dir: opts.insertDir, client: opts.insertClient } : {})
   const fail = (op: string, sql: string, opts: QueryOptions | undefined, err: unknown): never => {
     log.debug({ err, op, tag: opts?.tag, sql: sql.slice(0, 200) }, 'clickhouse statement failed')
     throw err
@@ -57,7 +57,7 @@ export function clickhouseStore(client: ClickHouseClient, kind: 'server' | 'chdb
     async close(): Promise<void> {
       if (closed) return
       closed = true
-      await client.close()
+      await Promise.all([client.close(), opts.insertClient?.close()])
     },
   }
 }

@@ -63,11 +63,13 @@ export async function createStore(config: Config, log: Logger): Promise<Store> {
   // The data directory isolates an embedded deployment, so CLICKHOUSE_DATABASE is not used here.
   // chdb declares the Connection contract from @clickhouse/client-common 1.23.0 while
   // @clickhouse/client 1.23.1 bundles its own copy; the shapes match, the type identities do not.
-  const connection = createChdbConnection({ path }) as unknown as ClientConnection
-  const client = createClient({ connection, clickhouse_settings: COMMON_SETTINGS })
+  const chdbClient = () => createClient({ connection: createChdbConnection({ path }) as unknown as ClientConnection, clickhouse_settings: COMMON_SETTINGS })
+  const client = chdbClient()
   storeLog.info({ path }, 'store: chdb in process')
   // Insert batches pass through files here (see clickhouseStore); leftovers of a crash are removed at start.
   const insertDir = chdbInsertDir(config)
   rmSync(insertDir, { recursive: true, force: true })
-  return clickhouseStore(client, 'chdb', storeLog, { insertDir })
+  // A connection of their own for inserts (store/insert.ts): chdb runs one statement at a time per connection,
+  // so a long insert would otherwise hold up every read behind it.
+  return clickhouseStore(client, 'chdb', storeLog, { insertDir, insertClient: chdbClient() })
 }

@@ -155,4 +155,16 @@ describe('store.insert as RowBinary', () => {
     await store.insert('growing', [{ id: 2, note: 'new' }])
     expect(await rowsOf('growing')).toEqual([{ id: 1, note: '' }, { id: 2, note: 'new' }])
   })
+
+  it('runs under chdb beside a long read, not behind it (inserts have a connection of their own)', async () => {
+    await create('beside', [['id', 'UInt32']])
+    // The first insert into a table reads its columns on the store's own connection.
+    await store.insert('beside', [{ id: 1 }])
+    const done: string[] = []
+    const read = store.query('SELECT count() AS n FROM numbers({n:UInt64}) WHERE sipHash64(number) % 7 = 1', { n: 60_000_000 }).then(() => done.push('read'))
+    await store.insert('beside', [{ id: 2 }]).then(() => done.push('insert'))
+    await read
+    expect(done).toEqual(['insert', 'read'])
+    expect(await rowsOf('beside')).toEqual([{ id: 1 }, { id: 2 }])
+  })
 })

@@ -30,8 +30,12 @@ type TableColumns = Map<string, { type: string; encode: Encode | null }>
 
 export type Insert = (table: string, rows: Array<Record<string, unknown>>, settings: ClickHouseSettings | undefined) => Promise<void>
 
-/** Inserts through `client`; under chdb, `insertDir` holds each insert's file while it runs. */
-export function createInsert(client: ClickHouseClient, insertDir: string | undefined): Insert {
+/**
+ * Inserts through `client`. Under chdb, `chdb.dir` holds each insert's file while it
+ * runs, and `chdb.client` (a connection of its own) runs them.
+ */
+export function createInsert(client: ClickHouseClient, chdb: { dir?: string; client?: ClickHouseClient }): Insert {
+  const insertDir = chdb.dir
   if (insertDir) mkdirSync(insertDir, { recursive: true })
   let insertSeq = 0
   const tables = new Map<string, Promise<TableColumns>>()
@@ -76,8 +80,8 @@ export function createInsert(client: ClickHouseClient, insertDir: string | undef
   }
 
   const send = async (table: string, columns: string[] | null, body: Buffer | string, format: string, settings: ClickHouseSettings | undefined): Promise<void> => {
-    const into = `INSERT INTO {table:Identifier} ${columns ? `(${columns.join(', ')}) ` : ''}`
     if (!insertDir) {
+      const into = `INSERT INTO {table:Identifier} ${columns ? `(${columns.join(', ')}) ` : ''}`
       const res = await client.exec({ query: `${into}FORMAT ${format}`, query_params: { table }, values: Readable.from([body]), clickhouse_settings: settings })
       res.stream.resume()
       await finished(res.stream)
@@ -86,7 +90,12 @@ export function createInsert(client: ClickHouseClient, insertDir: string | undef
     const file = join(insertDir, `${process.pid}-${++insertSeq}.data`)
     await writeFile(file, body)
     try {
-      await client.command({ query: `${into}FROM INFILE ${sqlLiteral(file)} FORMAT ${format}`, query_params: { table }, clickhouse_settings: settings })
+      // No query parameter here: chdb runs every statement with parameters one at a time across the process (it
+      // binds them as session state), so an insert bound the table would wait behind every read. The table and
+      // columns are checked identifiers, the file's path this process's own.
+      if (!IDENTIFIER.test(table)) throw new Error(`not a table name: ${JSON.stringify(table)}`)
+      const into = `INSERT INTO ${table} ${columns ? `(${columns.join(', ')}) ` : ''}`
+      await (chdb.client ?? client).command({ query: `${into}FROM INFILE ${sqlLiteral(file)} FORMAT ${format}`, clickhouse_settings: settings })
     } finally {
       await unlink(file).catch(() => {})
     }
