@@ -8,8 +8,9 @@
  *
  * A request's body moves to its thread (it stays charged to the in-flight budget
  * until the records are durable), and its records come back packed into one buffer
- * per topic, also moved, not copied: the main thread only cuts views of it. A thread that dies fails its requests with 503 (the exporter
- * sends them again) and is started afresh.
+ * per topic, also moved, not copied: the main thread only cuts views of it. A
+ * thread that dies fails its requests with 503 (the exporter sends them again) and
+ * is started afresh.
  *
  * The threads are the process's, not an ingest app's (sharedThreadPool): every app
  * of a process (tests build many) uses the same ones, and idle they do not keep the

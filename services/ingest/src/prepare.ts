@@ -36,7 +36,7 @@ export interface PrepareJob {
 }
 
 /** Dead-letter payloads are cut here; the reason says what was wrong, the payload is for a human to look at. */
-export const DEAD_LETTER_PAYLOAD_MAX_BYTES = 64 * 1024
+const DEAD_LETTER_PAYLOAD_MAX_BYTES = 64 * 1024
 
 /** Parses and prepares one request; a body that is not what it claims is a 400 (HttpError). */
 export function runPrepare(job: PrepareJob): Prepared {
@@ -50,7 +50,7 @@ function deadLetterPayload(item: unknown): string {
 }
 
 /** Cuts a string to at most `maxBytes` of UTF-8 without leaving half a character. */
-export function truncateUtf8(s: string, maxBytes: number): string {
+function truncateUtf8(s: string, maxBytes: number): string {
   if (s.length * 3 <= maxBytes) return s
   const buf = Buffer.from(s, 'utf8')
   if (buf.length <= maxBytes) return s

@@ -3,11 +3,11 @@
  * coding-agent metrics, logs and activity) and every transport (HTTP with JSON or
  * protobuf bodies, gRPC in grpc.ts): admission (admission.ts: the pipeline's lag
  * and the embedded log's disk budget) and the in-flight budget -> body -> parse and
- * the route's preparer (on an ingest thread, prepare-pool.ts) -> produce. The 202 is sent only after
- * the records (and the dead letters of rejected items) are durable on the bus, so
- * an acknowledged record is never lost; when the bus does not acknowledge, the
- * answer is 503 and the exporter retries the same batch (duplicates are possible,
- * losses are not).
+ * the route's preparer (on an ingest thread, prepare-pool.ts) -> produce. The 202
+ * is sent only after the records (and the dead letters of rejected items) are
+ * durable on the bus, so an acknowledged record is never lost; when the bus does
+ * not acknowledge, the answer is 503 and the exporter retries the same batch
+ * (duplicates are possible, losses are not).
  */
 import type { Context } from 'hono'
 import { deadLetterV1, type DeadLetterRecord } from '@svc/shared/bus/records'
