@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { decodeFrame, encodeFrame, partitionForKey } from './framing.js'
+import { decodeFrame, encodeFrame, encodeFrames, partitionForKey } from './framing.js'
 
 describe('embedded log framing', () => {
   it('round-trips offset, time, key and value', () => {
@@ -39,5 +39,27 @@ describe('embedded log framing', () => {
     expect(partitionForKey('trace-1', 6)).toBe(partitionForKey('trace-1', 6))
     const used = new Set(Array.from({ length: 200 }, (_, i) => partitionForKey(`trace-${i}`, 6)))
     expect(used.size).toBe(6)
+  })
+})
+
+describe('encodeFrames', () => {
+  it('writes an append\'s records as the frames of consecutive offsets, a string key as its UTF-8', () => {
+    const records = [
+      { key: 'wörkspace:trace 漢', value: Buffer.from('one') },
+      { key: null, value: Buffer.alloc(0) },
+      { key: Buffer.from('k'), value: Buffer.from('three') },
+    ]
+    const joined = encodeFrames(10n, 1700000000123, records)
+    const one = records.map((r, i) => encodeFrame(10n + BigInt(i), 1700000000123, typeof r.key === 'string' ? Buffer.from(r.key) : r.key, r.value))
+    expect(joined.equals(Buffer.concat(one))).toBe(true)
+    let pos = 0
+    for (const [i, r] of records.entries()) {
+      const f = decodeFrame(joined, pos)
+      if (f.kind !== 'record') throw new Error(`frame ${i}: ${f.kind}`)
+      expect(f.record.offset).toBe(10n + BigInt(i))
+      expect(f.record.key?.toString()).toBe(r.key === null ? undefined : r.key.toString())
+      expect(f.record.value.equals(r.value)).toBe(true)
+      pos += f.size
+    }
   })
 })

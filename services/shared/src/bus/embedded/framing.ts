@@ -20,18 +20,40 @@ export interface FramedRecord {
 }
 
 export function encodeFrame(offset: bigint, timestamp: number, key: Buffer | null, value: Buffer): Buffer {
-  const keyLen = key ? key.length : 0
-  const bodyLen = BODY_FIXED_BYTES + keyLen + value.length
-  const buf = Buffer.allocUnsafe(FRAME_HEADER_BYTES + bodyLen)
-  buf.writeUInt32BE(bodyLen, 0)
-  let p = FRAME_HEADER_BYTES
-  buf.writeBigUInt64BE(offset, p)
-  buf.writeDoubleBE(timestamp, p + 8)
-  buf.writeInt32BE(key ? key.length : -1, p + 16)
-  p += BODY_FIXED_BYTES
-  if (key) p += key.copy(buf, p)
-  value.copy(buf, p)
-  buf.writeUInt32BE(crc32(buf.subarray(FRAME_HEADER_BYTES)), 4)
+  return encodeFrames(offset, timestamp, [{ key, value }])
+}
+
+/**
+ * Frames for consecutive offsets from `firstOffset`, written into one buffer (one
+ * allocation per append, not one per record and another to join them); a string
+ * key is written as its UTF-8 without a Buffer of its own.
+ */
+export function encodeFrames(firstOffset: bigint, timestamp: number, records: ReadonlyArray<{ key: Buffer | string | null; value: Buffer }>): Buffer {
+  let total = 0
+  const keyLens = new Int32Array(records.length)
+  records.forEach((r, i) => {
+    const keyLen = r.key === null ? -1 : typeof r.key === 'string' ? Buffer.byteLength(r.key) : r.key.length
+    keyLens[i] = keyLen
+    total += FRAME_HEADER_BYTES + BODY_FIXED_BYTES + Math.max(0, keyLen) + r.value.length
+  })
+  const buf = Buffer.allocUnsafe(total)
+  let at = 0
+  let offset = firstOffset
+  records.forEach((r, i) => {
+    const keyLen = keyLens[i]!
+    const bodyLen = BODY_FIXED_BYTES + Math.max(0, keyLen) + r.value.length
+    buf.writeUInt32BE(bodyLen, at)
+    const body = at + FRAME_HEADER_BYTES
+    buf.writeBigUInt64BE(offset++, body)
+    buf.writeDoubleBE(timestamp, body + 8)
+    buf.writeInt32BE(keyLen, body + 16)
+    let p = body + BODY_FIXED_BYTES
+    if (typeof r.key === 'string') p += buf.write(r.key, p, keyLen, 'utf8')
+    else if (r.key) p += r.key.copy(buf, p)
+    r.value.copy(buf, p)
+    buf.writeUInt32BE(crc32(buf.subarray(body, body + bodyLen)), at + 4)
+    at = body + bodyLen
+  })
   return buf
 }
 
@@ -41,8 +63,12 @@ export type FrameResult =
   | { kind: 'incomplete'; needed: number }
   | { kind: 'corrupt' }
 
-/** Decodes the frame at `pos`. Key and value are copies, safe to keep after the buffer is reused. */
-export function decodeFrame(buf: Buffer, pos: number): FrameResult {
+/**
+ * Decodes the frame at `pos`. Key and value are copies, safe to keep after the
+ * buffer is reused; `copy` false hands out views instead, for a buffer read for
+ * these records alone (it lives as long as they do).
+ */
+export function decodeFrame(buf: Buffer, pos: number, copy = true): FrameResult {
   if (buf.length - pos < FRAME_HEADER_BYTES) return { kind: 'incomplete', needed: FRAME_HEADER_BYTES }
   const bodyLen = buf.readUInt32BE(pos)
   if (bodyLen < BODY_FIXED_BYTES) return { kind: 'corrupt' }
@@ -59,8 +85,8 @@ export function decodeFrame(buf: Buffer, pos: number): FrameResult {
     record: {
       offset: body.readBigUInt64BE(0),
       timestamp: body.readDoubleBE(8),
-      key: keyLen < 0 ? null : Buffer.from(body.subarray(BODY_FIXED_BYTES, keyEnd)),
-      value: Buffer.from(body.subarray(keyEnd)),
+      key: keyLen < 0 ? null : copy ? Buffer.from(body.subarray(BODY_FIXED_BYTES, keyEnd)) : body.subarray(BODY_FIXED_BYTES, keyEnd),
+      value: copy ? Buffer.from(body.subarray(keyEnd)) : body.subarray(keyEnd),
     },
   }
 }

@@ -262,7 +262,7 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
       const metas: ProducedRecordMeta[] = new Array(records.length)
       await Promise.all(
         [...byPartition].map(async ([p, idx]) => {
-          const offsets = await t.partitions[p]!.append(idx.map((i) => ({ key: records[i]!.key === null ? null : Buffer.from(records[i]!.key!), value: records[i]!.value })))
+          const offsets = await t.partitions[p]!.append(idx.map((i) => records[i]!))
           idx.forEach((i, j) => (metas[i] = { topic: name, partition: p, offset: offsets[j]!.toString() }))
         }),
       )

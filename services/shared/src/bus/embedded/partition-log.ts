@@ -1,6 +1,6 @@
 import { mkdir, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
-import { decodeFrame, encodeFrame, type FramedRecord } from './framing.js'
+import { decodeFrame, encodeFrames, type FramedRecord } from './framing.js'
 
 /**
  * One partition of one topic: an append-only sequence of segment files named by
@@ -19,8 +19,7 @@ interface Segment {
 }
 
 interface PendingAppend {
-  frames: Buffer[]
-  bytes: number
+  frames: Buffer
   lastOffset: bigint
   resolve(): void
   reject(err: Error): void
@@ -91,20 +90,15 @@ export class PartitionLog {
   }
 
   /** Queues records; resolves with their offsets once they are on disk and fdatasync'ed. */
-  append(records: ReadonlyArray<{ key: Buffer | null; value: Buffer }>, now = Date.now()): Promise<bigint[]> {
+  append(records: ReadonlyArray<{ key: Buffer | string | null; value: Buffer }>, now = Date.now()): Promise<bigint[]> {
     if (this.closed) return Promise.reject(new Error('partition log is closed'))
-    const offsets: bigint[] = []
-    const frames: Buffer[] = []
-    let bytes = 0
-    for (const r of records) {
-      const offset = this.nextOffset++
-      const frame = encodeFrame(offset, now, r.key, r.value)
-      offsets.push(offset)
-      frames.push(frame)
-      bytes += frame.length
-    }
+    const first = this.nextOffset
+    const frames = encodeFrames(first, now, records)
+    const offsets: bigint[] = new Array(records.length)
+    for (let i = 0; i < records.length; i++) offsets[i] = first + BigInt(i)
+    this.nextOffset = first + BigInt(records.length)
     return new Promise<bigint[]>((resolve, reject) => {
-      this.queue.push({ frames, bytes, lastOffset: this.nextOffset - 1n, resolve: () => resolve(offsets), reject })
+      this.queue.push({ frames, lastOffset: this.nextOffset - 1n, resolve: () => resolve(offsets), reject })
       if (!this.flushing) void this.flush()
     })
   }
@@ -116,7 +110,7 @@ export class PartitionLog {
       try {
         let active = this.segments[this.segments.length - 1]!
         if (active.size >= this.segmentBytes) active = await this.createSegment(this.durableEnd)
-        const buf = batch.length === 1 && batch[0]!.frames.length === 1 ? batch[0]!.frames[0]! : Buffer.concat(batch.flatMap((b) => b.frames))
+        const buf = batch.length === 1 ? batch[0]!.frames : Buffer.concat(batch.map((b) => b.frames))
         let written = 0
         while (written < buf.length) {
           const { bytesWritten } = await this.writer.write(buf, written, buf.length - written, active.size + written)
@@ -210,7 +204,8 @@ export class PartitionLog {
         let p = 0
         let needed = 0
         while (out.length < maxRecords) {
-          const f = decodeFrame(view, p)
+          // A fresh buffer per read: its records' keys and values can be views of it.
+          const f = decodeFrame(view, p, false)
           if (f.kind === 'incomplete') {
             needed = f.needed
             break
