@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createClient } from '@clickhouse/client'
+import { createClient, type ClickHouseClient } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
 import { Kafka, logLevel } from 'kafkajs'
 import { spanRow, type SpanRow } from '@svc/assembler/assemble'
@@ -81,17 +81,24 @@ export async function clickhouseCeiling(sample: Sample): Promise<number> {
   const client = createClient({ connection: createChdbConnection({ path: join(dir, 'db') }) } as Parameters<typeof createClient>[0])
   for (const m of readMigrations()) for (const q of m.statements) await client.command({ query: q })
   const rows = sample.rows as unknown as Array<Record<string, unknown>>
-  const columns = Object.keys(rows[0]!)
-  const described = await (await client.query({ query: 'DESCRIBE TABLE spans_v1', format: 'JSONEachRow' })).json<{ name: string; type: string }>()
-  const types = columns.map((c) => described.find((d) => d.name === c)!.type)
-  const encoders = types.map((t) => encoderFor(t)!)
-  const writer = new RowBinaryWriter()
-  const file = join(dir, 'batch.bin')
-  const rate = await concurrently(rows.length, 20_000, 1, async (a, b) => {
-    await writeFile(file, encodeRows(writer, columns, types, encoders, rows.slice(a, b)))
-    await client.command({ query: `INSERT INTO spans_v1 (${columns.join(', ')}) FROM INFILE '${file}' FORMAT RowBinaryWithNamesAndTypes` })
-  })
+  const insert = await rowBinaryInserter(client, 'spans_v1', Object.keys(rows[0]!), join(dir, 'batch.bin'))
+  const rate = await concurrently(rows.length, 20_000, 1, (a, b) => insert(rows.slice(a, b)))
   await client.close()
   rmSync(dir, { recursive: true, force: true })
   return rate
+}
+
+/**
+ * Inserts of rows into `table` as the store sends them under chdb: RowBinaryWithNamesAndTypes
+ * (the table's own column types) written to `file`, then INSERT ... FROM INFILE.
+ */
+export async function rowBinaryInserter(client: ClickHouseClient, table: string, columns: string[], file: string): Promise<(rows: Array<Record<string, unknown>>) => Promise<void>> {
+  const described = await (await client.query({ query: `DESCRIBE TABLE ${table}`, format: 'JSONEachRow' })).json<{ name: string; type: string }>()
+  const types = columns.map((c) => described.find((d) => d.name === c)!.type)
+  const encoders = types.map((t) => encoderFor(t)!)
+  const writer = new RowBinaryWriter()
+  return async (rows) => {
+    await writeFile(file, encodeRows(writer, columns, types, encoders, rows))
+    await client.command({ query: `INSERT INTO ${table} (${columns.join(', ')}) FROM INFILE '${file}' FORMAT RowBinaryWithNamesAndTypes` })
+  }
 }

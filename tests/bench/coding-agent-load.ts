@@ -10,7 +10,6 @@
  * when the last accepted point of every series has landed.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
-import { writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
@@ -22,6 +21,7 @@ import { decodeMetricsRequest } from '@svc/ingest/otlp/metrics'
 import { decodeLogsRequest, stripEventText } from '@svc/ingest/otlp/logs'
 import { sessionOf } from '@svc/ingest/routes/coding-agent'
 import { mapEvent, metricPoint, withDeltas } from '@svc/coding-agent/map'
+import { rowBinaryInserter } from './ceilings.js'
 
 /** What the usage endpoint's totals gain when a body has landed. */
 export interface Totals {
@@ -287,15 +287,14 @@ export function caSample(bodies: CaBody[]): CaSample {
 /**
  * Points + events per second of bare chdb inserts of the same rows into the same
  * tables (metric rows, event rows and the file-edit rows the events yield), in
- * 20k-row batches through INSERT ... FROM INFILE, positional JSON: what the store
- * does, without the consumer's previous-point lookups or the bus around it.
+ * 20k-row batches as the store sends them (RowBinary through INSERT ... FROM
+ * INFILE), without the consumer's previous-point lookups or the bus around it.
  */
 export async function caClickhouseCeiling(sample: CaSample): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'ceiling-ch-'))
   const client = createClient({ connection: createChdbConnection({ path: join(dir, 'db') }) } as Parameters<typeof createClient>[0])
   try {
     for (const m of readMigrations()) for (const q of m.statements) await client.command({ query: q })
-    const file = join(dir, 'batch.json')
     const tables: Array<[string, Record<string, unknown>[]]> = [
       ['coding_agent_metrics_v1', sample.rows.metrics],
       ['coding_agent_events_v1', sample.rows.events],
@@ -304,13 +303,8 @@ export async function caClickhouseCeiling(sample: CaSample): Promise<number> {
     const t0 = performance.now()
     for (const [table, rows] of tables) {
       if (!rows.length) continue
-      const columns = Object.keys(rows[0]!)
-      for (let a = 0; a < rows.length; a += 20_000) {
-        let body = ''
-        for (let i = a; i < Math.min(rows.length, a + 20_000); i++) body += JSON.stringify(columns.map((c) => rows[i]![c])) + '\n'
-        await writeFile(file, body)
-        await client.command({ query: `INSERT INTO ${table} (${columns.join(', ')}) FROM INFILE '${file}' FORMAT JSONCompactEachRow` })
-      }
+      const insert = await rowBinaryInserter(client, table, Object.keys(rows[0]!), join(dir, 'batch.bin'))
+      for (let a = 0; a < rows.length; a += 20_000) await insert(rows.slice(a, a + 20_000))
     }
     return (sample.rows.metrics.length + sample.rows.events.length) / ((performance.now() - t0) / 1000)
   } finally {

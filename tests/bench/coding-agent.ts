@@ -1,6 +1,6 @@
 /**
  * pnpm bench:coding-agent [--mode embedded|kafka] [--seconds 15] [--concurrency 8]
- *                         [--sessions-per-request 10] [--groups 10] [--max-rate 20000]
+ *                         [--sessions-per-request 10] [--groups 10] [--max-rate 40000]
  *
  * Runs the all-in-one service as a child process (as `pnpm start` would) and sends
  * Claude Code-style telemetry as OTLP/JSON over HTTP (node:http, keep-alive, bodies
@@ -48,7 +48,7 @@ const { values: args } = parseArgs({
     // Session groups per client: sessions = concurrency x groups x sessions-per-request.
     groups: { type: 'string', default: '10' },
     // Records/s the pre-encoded bodies are budgeted for; the run warns when they ran out.
-    'max-rate': { type: 'string', default: '20000' },
+    'max-rate': { type: 'string', default: '40000' },
   },
 })
 const MODE = args.mode as 'embedded' | 'kafka'
