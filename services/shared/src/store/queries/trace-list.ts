@@ -83,12 +83,10 @@ interface Candidate {
  * the look-ups anyway (pageOfCandidates). `screened` then; with an upper bound, a
  * trace's newer rows are not scanned, and every candidate may pass.
  */
-function plausibleIds(candidates: Candidate[], q: ListTracesQuery): { ids: string[]; screened: boolean } {
+function plausibleIds(candidates: Candidate[], f: ListFilters): { ids: string[]; screened: boolean } {
   const ids = [...new Set(candidates.map((c) => c.trace_id))]
-  const project = q.project ?? null
-  const bounded = (q.endNs !== undefined && q.endNs !== null) || !!q.cursor
-  if (bounded) return { ids, screened: false }
-  const plausible = new Set(candidates.filter((c) => (project === null || c.project_id === project) && (q.includeEmpty || Number(c.has_llm) === 1)).map((c) => c.trace_id))
+  if (f.bounded) return { ids, screened: false }
+  const plausible = new Set(candidates.filter((c) => (f.project === null || c.project_id === f.project) && (!f.llmOnly || Number(c.has_llm) === 1)).map((c) => c.trace_id))
   return { ids: ids.filter((id) => plausible.has(id)), screened: true }
 }
 
@@ -108,13 +106,12 @@ function plausibleIds(candidates: Candidate[], q: ListTracesQuery): { ids: strin
 async function pageOfCandidates(
   candidates: Candidate[],
   complete: boolean,
-  q: ListTracesQuery,
+  f: ListFilters,
   pageSize: number,
   lookUp: (ids: string[]) => Promise<PageRow[]>,
 ): Promise<PageRow[] | undefined> {
-  const { ids, screened } = plausibleIds(candidates, q)
-  const grade = q.gradeMinRank !== undefined && q.gradeMinRank !== null
-  const perTrace = screened && !grade ? LOOKUP_PLAUSIBLE_PER_TRACE : LOOKUP_TRACES_PER_TRACE
+  const { ids, screened } = plausibleIds(candidates, f)
+  const perTrace = screened && !f.grade ? LOOKUP_PLAUSIBLE_PER_TRACE : LOOKUP_TRACES_PER_TRACE
   const left = new Set(ids)
   for (let m = Math.ceil((pageSize + 1) * perTrace); ; m *= 4) {
     const taken = new Set(ids.slice(0, m))
@@ -133,7 +130,12 @@ interface ListFilters {
   rowWhere: string[]
   /** The exact conditions, on the re-aggregated trace. */
   having: string[]
+  /** Filters on the whole trace: a minimum grade, a project, LLM content. */
   grade: boolean
+  project: string | null
+  llmOnly: boolean
+  /** An upper bound on the rows scanned (an end time or a cursor). */
+  bounded: boolean
 }
 
 /** The query's filters as conditions on trace_starts_v1's rows and on the re-aggregated traces. */
@@ -142,11 +144,12 @@ function listFilters(q: ListTracesQuery, pageSize: number): ListFilters {
   const rowWhere = ['workspace_id = {ws:UUID}']
   const having: string[] = []
   const grade = q.gradeMinRank !== undefined && q.gradeMinRank !== null
+  const project = q.project ?? null
   if (grade) params.gradeMin = q.gradeMinRank
   if (!q.includeEmpty) having.push('max(has_llm) = 1')
-  if (q.project !== undefined && q.project !== null) {
+  if (project !== null) {
     having.push('project = {project:String}')
-    params.project = q.project
+    params.project = project
   }
   const lowerBound = (name: string, ns: bigint) => {
     params[name] = ns.toString()
@@ -166,7 +169,8 @@ function listFilters(q: ListTracesQuery, pageSize: number): ListFilters {
     rowWhere.push(`trace_start <= fromUnixTimestamp64Nano({cursorNs:Int64}, 'UTC')`)
     having.push(`(ts, trace_id) < (fromUnixTimestamp64Nano({cursorNs:Int64}, 'UTC'), {cursorId:String})`)
   }
-  return { params, rowWhere, having, grade }
+  const bounded = (q.endNs !== undefined && q.endNs !== null) || !!q.cursor
+  return { params, rowWhere, having, grade, project, llmOnly: !q.includeEmpty, bounded }
 }
 
 /** The page's query over trace_list_v1: of the candidates' ids (a parameter), or of the whole workspace. */
@@ -222,19 +226,19 @@ LIMIT {limit:UInt32}`
 export async function listTraces(store: Store, q: ListTracesQuery): Promise<{ rows: TraceListRow[]; nextCursor: TraceCursor | null }> {
   const pageSize = Math.max(1, Math.floor(q.pageSize))
   const filters = listFilters(q, pageSize)
-  const { params, rowWhere, grade } = filters
+  const { params, rowWhere } = filters
 
   // The candidate scan is a statement of its own: as a subquery of the page's, it
   // measured several times slower (ClickHouse did not read it in key order there).
   const candidateScan = `SELECT trace_id, toString(toUnixTimestamp64Nano(trace_start)) AS start_ns, project_id, has_llm FROM trace_starts_v1 WHERE ${rowWhere.join(' AND ')} ORDER BY trace_start DESC LIMIT {k:UInt32}`
   let page: PageRow[] | undefined
   // A project or grade filter keeps only a share of the newest traces, so its first scan is wider.
-  const firstK = (pageSize + 1) * CANDIDATE_ROWS_PER_TRACE * ((q.project !== undefined && q.project !== null) || grade ? 8 : 1)
+  const firstK = (pageSize + 1) * CANDIDATE_ROWS_PER_TRACE * (filters.project !== null || filters.grade ? 8 : 1)
   for (let k = firstK; k <= MAX_CANDIDATE_ROWS && !page; k *= 8) {
     const candidates = await store.query<Candidate>(candidateScan, { ...params, k }, { tag: 'traces.list.candidates' })
     // No rows: the full aggregation tells "none" from "none yet".
     if (candidates.length === 0) break
-    page = await pageOfCandidates(candidates, candidates.length < k, q, pageSize, (ids) =>
+    page = await pageOfCandidates(candidates, candidates.length < k, filters, pageSize, (ids) =>
       store.query<PageRow>(pageSql(filters, true), { ...params, ids }, { tag: 'traces.list.page' }),
     )
   }
