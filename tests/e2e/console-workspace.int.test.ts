@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, type BrowserSession } from '../support/browser.js'
 import { CONSOLE_KEY, sendAgentTrace, signIn, startConsoleService, WS_API, type ConsoleService } from '../support/console.js'
 import { freePort } from '../support/process.js'
+import { eventually } from '../support/stack.js'
 
 const SHOTS = process.env.CONSOLE_SCREENSHOTS
 const W = '/o/acme/w/agents'
@@ -58,14 +59,6 @@ async function open(path: string, heading: string) {
   await page.getByRole('heading', { level: 1, name: heading }).waitFor()
 }
 
-/** Waits for a condition outside a test (expect.poll works only inside one). */
-async function until(what: string, ok: () => Promise<boolean>, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs
-  while (!(await ok())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 500))
-  }
-}
 
 async function sendCodingActivity() {
   const now = Date.now()
@@ -100,9 +93,9 @@ beforeAll(async () => {
   for (let i = 0; i < 3; i++) traceIds.push(await sendAgentTrace(svc.ingest))
   await sendCodingActivity()
   // Dashboards read roll-ups and engine results: wait until the data is in, so each page below renders it on first load.
-  await until('3 traces in the usage summary', async () => (await json<{ data: { totals: { trace_count: number } } }>(`${WS_API}/usage/summary?period=day`)).data.totals.trace_count === 3)
-  await until('the knowledge base among the sources', async () => (await json<{ sources: Array<{ domain: string }> }>(`${WS_API}/sources`)).sources.some((s) => s.domain === 'kb'))
-  await until('the commit', async () => (await json<{ commits: unknown[] }>(`${WS_API}/coding-agent/commits`)).commits.length === 1)
+  await eventually(async () => (await json<{ data: { totals: { trace_count: number } } }>(`${WS_API}/usage/summary?period=day`)).data.totals.trace_count === 3, 60_000, 500)
+  await eventually(async () => (await json<{ sources: Array<{ domain: string }> }>(`${WS_API}/sources`)).sources.some((s) => s.domain === 'kb'), 60_000, 500)
+  await eventually(async () => (await json<{ commits: unknown[] }>(`${WS_API}/coding-agent/commits`)).commits.length === 1, 60_000, 500)
   browser = await launchBrowser()
   page = await browser.newPage()
   await signIn(page, svc.base)

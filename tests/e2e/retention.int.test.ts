@@ -138,7 +138,7 @@ WHERE ${t.traceKeyed ? 'trace_id IN {ids:Array(String)} OR ' : ''}multiSearchAny
       const up = await fetch(`${s.apiUrl}${wsPath(w)}/alignment/docs`, { method: 'POST', body: form, headers: { 'x-svc-api-key': w.key } })
       expect(up.status).toBe(202)
       const docId = ((await up.json()) as { doc_id: string }).doc_id
-      await eventually(async () => ((await docState(s.store, w.id, docId))?.status === 'embedded' ? true : undefined), 30_000, 100)
+      await eventually(async () => (await docState(s.store, w.id, docId))?.status === 'embedded', 30_000, 100)
     }
 
     for (const w of [main, other]) {

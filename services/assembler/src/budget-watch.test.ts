@@ -35,7 +35,7 @@ async function alerts(): Promise<BudgetAlertRecord[]> {
   const end = Number((await bus.endOffsets(TOPICS.budgetAlerts)).get(0))
   if (end === 0) return out
   const sub = await bus.subscribe({ group: `read-${n++}`, topics: [TOPICS.budgetAlerts], ephemeral: true, fromBeginning: true, onBatch: async (rs) => void out.push(...rs.map((r) => budgetAlertV1.decode(r.value))) })
-  await eventually(async () => (out.length >= end ? true : undefined), 10_000, 10).finally(() => sub.close())
+  await eventually(async () => out.length >= end, 10_000, 10).finally(() => sub.close())
   return out
 }
 

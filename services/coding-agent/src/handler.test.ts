@@ -119,7 +119,7 @@ describe('coding-agent consumer over embedded ClickHouse', () => {
       expect((await recentCommits(store, 'ws-poison', 10)).map((c) => c.commit_id).sort()).toEqual(['abc12345', 'def67890'])
       const dead: Array<{ topic: string; d: ReturnType<typeof deadLetterV1.decode> }> = []
       const read = await bus.subscribe({ group: 'read', topics: topics.map(dlqTopic), ephemeral: true, onBatch: async (rs) => void dead.push(...rs.map((r) => ({ topic: r.topic, d: deadLetterV1.decode(r.value) }))) })
-      await eventually(async () => (dead.length >= 2 ? true : undefined), 10_000, 5).finally(() => read.close())
+      await eventually(async () => dead.length >= 2, 10_000, 5).finally(() => read.close())
       const byTopic = Object.fromEntries(dead.map(({ topic, d }) => [topic, d]))
       expect(byTopic[dlqTopic(TOPICS.codingAgentMetrics)]).toMatchObject({ workspace_id: 'ws-poison', original_offset: 0, source: GROUPS.codingAgent })
       expect(byTopic[dlqTopic(TOPICS.codingAgentEvents)]).toMatchObject({ workspace_id: 'ws-poison', org_id: 'org-1', original_offset: 1 })

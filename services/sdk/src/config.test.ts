@@ -36,11 +36,10 @@ describe('fetchSdkConfig', () => {
   }
 
   it('fails closed when sdk-config does not answer within the deadline', async () => {
+    // The fake never answers: only the deadline ends the call (else the test's own timeout would).
     f = await fakeIngest({ sdkConfig: 'hang' })
-    const t0 = Date.now()
     const r = await fetchSdkConfig({ endpoint: f.url, apiKey: 'dr_k', timeoutMs: 300 })
     expect(r).toMatchObject({ captureText: false, error: 'timed out after 300 ms' })
-    expect(Date.now() - t0).toBeLessThan(2000)
   })
 
   it('fails closed when nothing listens', async () => {

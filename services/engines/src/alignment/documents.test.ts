@@ -62,7 +62,7 @@ describe('alignment document worker', () => {
     for (const id of ['d1', 'd4']) expect((await docState(store, WS, id))?.status).toBe('embedded')
     const dead: ReturnType<typeof deadLetterV1.decode>[] = []
     const all = await bus.subscribe({ group: 'read', topics: [dlqTopic(TOPICS.alignmentDocuments)], ephemeral: true, onBatch: async (rs) => void dead.push(...rs.map((r) => deadLetterV1.decode(r.value))) })
-    await eventually(async () => (dead.length >= 2 ? true : undefined), 10_000, 5).finally(() => all.close())
+    await eventually(async () => dead.length >= 2, 10_000, 5).finally(() => all.close())
     expect(dead.map((d) => [Number(d.original_offset), d.workspace_id, d.source])).toEqual([
       [1, WS, GROUPS.alignmentDocuments],
       [2, 'workspace-7', GROUPS.alignmentDocuments],

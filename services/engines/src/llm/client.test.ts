@@ -68,13 +68,12 @@ describe('createLlmClient', () => {
   })
 
   it('gives up at the deadline', async () => {
+    // The answer would arrive and succeed at 2 s: a rejection naming the deadline shows the call stopped first.
     fake.setHandler(() => ({ object: { answer: 'late', n: 0 }, delayMs: 2000 }))
     const client = createLlmClient({ primary: orgSpec(), fallback: null, concurrency: 1, timeoutMs: 150 })
-    const t0 = Date.now()
     const e = await rejection(client.generate(schema, req, 'x'))
     expect(e.kind).toBe('unreachable')
     expect(e.message).toMatch(/deadline/)
-    expect(Date.now() - t0).toBeLessThan(1500)
   })
 
   it('keeps at most `concurrency` calls in flight', async () => {

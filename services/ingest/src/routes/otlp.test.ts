@@ -8,6 +8,7 @@ import { createIngestApp, type IngestApp } from '../app.js'
 import { FORMER_MEMBER_KEY, KEY, ORG, OTHER_KEY, OTHER_ORG_WS, OTHER_WS, REVOKED_KEY, testControlState, WS } from '../test-support/control.js'
 import { collectorPayload, flatPayload, jsExporterPayload, ROOT_ID, TRACE_ID } from '../test-support/payloads.js'
 import { RecordingBus } from '../test-support/recording-bus.js'
+import { eventually } from '@svc/shared/test-support/eventually'
 
 const MAX_BODY = 64 * 1024
 let bus: RecordingBus
@@ -101,7 +102,7 @@ describe('POST /v1/otlp/traces', () => {
     bus.hold()
     let answered = false
     const pending = post(jsExporterPayload()).then((r) => ((answered = true), r))
-    await until(() => bus.pendingCalls === 1)
+    await eventually(() => bus.pendingCalls === 1, 2000, 2)
     await new Promise((r) => setTimeout(r, 20))
     expect(answered).toBe(false)
     expect(ingest.metrics.inflight_bytes).toBeGreaterThan(0)
@@ -150,7 +151,7 @@ describe('POST /v1/otlp/traces', () => {
     expect(res.headers.get('retry-after')).toBe('1')
     expect(ingest.metrics.inflight_bytes).toBeGreaterThan(0)
     bus.fail()
-    await until(() => ingest.metrics.inflight_bytes === 0)
+    await eventually(() => ingest.metrics.inflight_bytes === 0, 2000, 2)
   })
 
   it('503 + Retry-After when the in-flight budget is full', async () => {
@@ -158,7 +159,7 @@ describe('POST /v1/otlp/traces', () => {
     build({ SVC_INGEST_MAX_INFLIGHT_BYTES: String(Math.floor(size * 1.5)) })
     bus.hold()
     const first = post(jsExporterPayload())
-    await until(() => bus.pendingCalls === 1)
+    await eventually(() => bus.pendingCalls === 1, 2000, 2)
     const second = await post(jsExporterPayload())
     expect(second.status).toBe(503)
     expect(second.headers.get('retry-after')).toBe('1')
@@ -172,7 +173,7 @@ describe('POST /v1/otlp/traces', () => {
   it('drain refuses new requests and waits for admitted ones', async () => {
     bus.hold()
     const first = post(jsExporterPayload())
-    await until(() => bus.pendingCalls === 1)
+    await eventually(() => bus.pendingCalls === 1, 2000, 2)
     const drained = ingest.drain(5_000)
     expect((await post(jsExporterPayload())).status).toBe(503)
     bus.release()
@@ -274,12 +275,4 @@ function flatPayloadOf(n: number) {
     status_code: 'OK',
     attributes: {},
   }))
-}
-
-async function until(cond: () => boolean, timeoutMs = 2000) {
-  const deadline = Date.now() + timeoutMs
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 2))
-  }
 }

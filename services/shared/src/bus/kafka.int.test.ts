@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createLogger } from '../log.js'
+import { eventually } from '../test-support/eventually.js'
 import { createKafkaBus } from './kafka.js'
 import type { Bus, ConsumedRecord, OutgoingRecord, Subscription } from './types.js'
 
@@ -9,15 +10,6 @@ const log = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'warn', name: 'k
 const rec = (key: string | null, value: string): OutgoingRecord => ({ key, value: Buffer.from(value) })
 const text = (r: ConsumedRecord) => r.value.toString()
 
-async function eventually<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = await check()
-    if (v !== undefined) return v
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 describe('kafka bus', () => {
   let bus: Bus
@@ -118,7 +110,7 @@ describe('kafka bus', () => {
       onBatch: async (records, ctx) => void batches.push({ n: records.length, last: Number(records[records.length - 1]!.offset), backlog: ctx.backlog }),
     })
     subs.push(sub)
-    await eventually(() => (batches.reduce((a, b) => a + b.n, 0) >= 30 ? true : undefined))
+    await eventually(() => batches.reduce((a, b) => a + b.n, 0) >= 30, 20_000)
     for (const b of batches) {
       expect(b.n).toBeLessThanOrEqual(7)
       // Whatever the fetches looked like, what is left after a batch is the rest of the 30.
@@ -135,7 +127,7 @@ describe('kafka bus', () => {
     const records: OutgoingRecord[] = []
     for (let i = 0; i < 60; i++) records.push(rec(`key-${i % 5}`, `${i % 5}:${i}`))
     const meta = await bus.produce(t, records)
-    await eventually(() => (got.length >= 60 ? true : undefined))
+    await eventually(() => got.length >= 60, 20_000)
     expect(got).toHaveLength(60)
 
     const byKey = new Map<string, number[]>()
@@ -159,7 +151,7 @@ describe('kafka bus', () => {
     const group = unique('g')
     const first = await collect({ group, topics: [t], fromBeginning: true })
     await bus.produce(t, [rec('a', '1'), rec('b', '2'), rec('a', '3')])
-    await eventually(() => (first.got.length >= 3 ? true : undefined))
+    await eventually(() => first.got.length >= 3, 20_000)
     await first.sub.close()
 
     const end = await bus.endOffsets(t)
@@ -168,7 +160,7 @@ describe('kafka bus', () => {
 
     await bus.produce(t, [rec('a', '4')])
     const second = await collect({ group, topics: [t], fromBeginning: true })
-    await eventually(() => (second.got.length >= 1 ? true : undefined))
+    await eventually(() => second.got.length >= 1, 20_000)
     // Give stray redeliveries a moment to show up before asserting there are none.
     await new Promise((r) => setTimeout(r, 500))
     expect(second.got.map(text)).toEqual(['4'])
@@ -194,12 +186,12 @@ describe('kafka bus', () => {
     subs.push(sub)
     await sub.ready
     await bus.produce(t, [rec('k', 'x'), rec('k', 'y')])
-    await eventually(() => (calls.length >= 3 ? true : undefined))
+    await eventually(() => calls.length >= 3, 20_000)
     // The same records were delivered on every attempt (batching may split them, but never skips).
     expect(calls[0]).toEqual(calls[1])
     expect(calls[1]).toEqual(calls[2])
-    await eventually(() => (calls.flat().filter((v) => v === 'y').length >= 1 && failures === 0 ? true : undefined))
-    await eventually(async () => ((await bus.committedOffsets(group, t)).get(0) === '2' ? true : undefined))
+    await eventually(() => calls.flat().filter((v) => v === 'y').length >= 1 && failures === 0, 20_000)
+    await eventually(async () => (await bus.committedOffsets(group, t)).get(0) === '2', 20_000)
   })
 
   it('an ephemeral subscription reads from the beginning and never commits', async () => {
@@ -208,7 +200,7 @@ describe('kafka bus', () => {
     const group = unique('g')
     const { got, sub } = await collect({ group, topics: [t], ephemeral: true })
     await bus.produce(t, [rec(null, 'new-1')])
-    await eventually(() => (got.length >= 3 ? true : undefined))
+    await eventually(() => got.length >= 3, 20_000)
     expect(got.map(text)).toEqual(['old-1', 'old-2', 'new-1'])
     await sub.close()
     expect((await bus.committedOffsets(group, t)).size).toBe(0)
@@ -219,7 +211,7 @@ describe('kafka bus', () => {
     await bus.produce(t, [rec(null, 'before')])
     const { got } = await collect({ group: unique('g'), topics: [t] })
     await bus.produce(t, [rec(null, 'after')])
-    await eventually(() => (got.length >= 1 ? true : undefined))
+    await eventually(() => got.length >= 1, 20_000)
     await new Promise((r) => setTimeout(r, 300))
     expect(got.map(text)).toEqual(['after'])
   })

@@ -10,17 +10,12 @@ import { createKafkaBus } from './kafka.js'
 import { namespacedBus } from './namespace.js'
 import { alignmentDocumentV1, deadLetterV1, type AlignmentDocumentRecord, type DeadLetterRecord } from './records.js'
 import { runConsumer } from './run-consumer.js'
+import { eventually } from '../test-support/eventually.js'
 import type { Bus } from './types.js'
 
 const log = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'warn', name: 'run-consumer-test' })
 const WS = '5b1d7f3c-2e9a-4c61-8d0b-7a3e9f1c2b44'
 
-async function eventually(check: () => Promise<boolean>, timeoutMs = 30_000) {
-  for (const deadline = Date.now() + timeoutMs; !(await check()); ) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 describe('runConsumer on kafka', () => {
   let bus: Bus
@@ -57,13 +52,13 @@ describe('runConsumer on kafka', () => {
       const [ends, done] = await Promise.all([bus.endOffsets('docs.v1'), bus.committedOffsets('docs-consumer', 'docs.v1')])
       return [...ends].every(([p, end]) => end === '0' || done.get(p) === end)
     }
-    await eventually(lagZero)
+    await eventually(lagZero, 30_000, 100)
     await sub.close()
     expect(handled.sort()).toEqual(['a', 'd'])
 
     const dead: Array<Required<DeadLetterRecord>> = []
     const read = await bus.subscribe({ group: 'read', topics: ['docs.v1.dlq'], ephemeral: true, onBatch: async (rs) => void dead.push(...rs.map((r) => deadLetterV1.decode(r.value) as Required<DeadLetterRecord>)) })
-    await eventually(async () => dead.length >= 2)
+    await eventually(async () => dead.length >= 2, 30_000, 100)
     await read.close()
     expect(dead.map((d) => d.reason.startsWith('undecodable') ? 'undecodable' : d.reason).sort()).toEqual(['poison (test)', 'undecodable'])
     expect(dead.every((d) => d.workspace_id === WS && d.original_topic === 'docs.v1' && d.source === 'docs-consumer')).toBe(true)

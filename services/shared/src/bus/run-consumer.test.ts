@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { backgroundLane } from '../background-lane.js'
 import { createLogger } from '../log.js'
 import { processRegistry } from '../metrics.js'
+import { eventually } from '../test-support/eventually.js'
 import { localLagMs } from './consumer-lag.js'
 import { createEmbeddedBus } from './embedded/index.js'
 import { alignmentDocumentV1, deadLetterV1, type AlignmentDocumentRecord, type DeadLetterRecord } from './records.js'
@@ -34,10 +35,6 @@ async function readAll(topic: string): Promise<ConsumedRecord[]> {
   return out
 }
 
-async function until(check: () => Promise<boolean>) {
-  for (let i = 0; i < 2000 && !(await check()); i++) await new Promise((r) => setTimeout(r, 5))
-  expect(await check()).toBe(true)
-}
 
 const metric = async (name: string) => (await processRegistry.getSingleMetricAsString(name)).split('\n')
 
@@ -71,7 +68,7 @@ describe('runConsumer', () => {
         return bad.map((d) => ({ record: d.record, reason: 'a poison document (test)', workspaceId: d.value.workspace_id, orgId: d.value.org_id }))
       },
     })
-    await until(async () => (await bus.committedOffsets('runner-test', TOPIC)).get(0) === '4')
+    await eventually(async () => (await bus.committedOffsets('runner-test', TOPIC)).get(0) === '4', 10_000, 5)
     await sub.close()
     expect(handled).toEqual(['a', 'b'])
 
@@ -106,7 +103,7 @@ describe('runConsumer', () => {
         if (++calls === 1) throw new Error('store unreachable (test)')
       },
     })
-    await until(async () => (await bus.committedOffsets('runner-retry', 'runner.other.v1')).get(0) === '2')
+    await eventually(async () => (await bus.committedOffsets('runner-retry', 'runner.other.v1')).get(0) === '2', 10_000, 5)
     await sub.close()
     expect(calls).toBe(2)
     const dead = (await readAll('runner.other.v1.dlq')).map((r) => deadLetterV1.decode(r.value))
@@ -145,13 +142,13 @@ describe('runConsumer', () => {
       log,
       handle: async (batch) => void sizes.push(batch.length),
     })
-    await until(async () => (await bus.committedOffsets('runner-sizes', topic)).get(0) === '3000')
+    await eventually(async () => (await bus.committedOffsets('runner-sizes', topic)).get(0) === '3000', 10_000, 5)
     expect(sizes.slice(0, 5)).toEqual([100, 200, 400, 800, 800])
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(3000)
     // Caught up, a trickle comes in small batches again.
     for (let i = 0; i < 3; i++) {
       await bus.produce(topic, [{ key: `${WS}:s`, value: alignmentDocumentV1.encode(doc(`t${i}`)) }])
-      await until(async () => (await bus.committedOffsets('runner-sizes', topic)).get(0) === String(3001 + i))
+      await eventually(async () => (await bus.committedOffsets('runner-sizes', topic)).get(0) === String(3001 + i), 10_000, 5)
     }
     expect(sizes.slice(-3)).toEqual([1, 1, 1])
     await sub.close()
@@ -183,7 +180,7 @@ describe('runConsumer', () => {
     const lag = localLagMs('runner-lag', topic)
     release()
     expect(lag).toBeGreaterThanOrEqual(elapsed)
-    await until(async () => (await bus.committedOffsets('runner-lag', topic)).get(0) === String(Number(meta!.offset) + 1))
+    await eventually(async () => (await bus.committedOffsets('runner-lag', topic)).get(0) === String(Number(meta!.offset) + 1), 10_000, 5)
     expect(localLagMs('runner-lag', topic)).toBe(0)
     await sub.close()
     expect(localLagMs('runner-lag', topic)).toBeNull()
@@ -205,7 +202,7 @@ describe('runConsumer', () => {
     await new Promise((r) => setTimeout(r, 100))
     expect(handled).toEqual([])
     busy = false
-    await until(async () => (await bus.committedOffsets('runner-lane', topic)).get(0) === '1')
+    await eventually(async () => (await bus.committedOffsets('runner-lane', topic)).get(0) === '1', 10_000, 5)
     expect(handled).toEqual(['bg'])
     await sub.close()
   })

@@ -67,10 +67,9 @@ describe('createBatchWriter', () => {
   })
 
   it('inserts a full batch at once without waiting for the interval', async () => {
+    // Waiting for the 60 s interval would run into the test's timeout.
     const w = createBatchWriter({ store, table: 'bw', maxRows: 100, flushIntervalMs: 60_000, log })
-    const t0 = performance.now()
     await w.add(rows(0, 100))
-    expect(performance.now() - t0).toBeLessThan(5000)
     expect(inserts).toEqual([100])
     await w.close()
   })

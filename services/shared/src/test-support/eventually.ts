@@ -3,14 +3,14 @@
  * never holds fails with its own message instead of polling until the test
  * runner's timeout (and leaving the poll and what it holds running after it).
  */
-/** Polls until `check` returns a value (not undefined) or the deadline passes. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000, everyMs = 50): Promise<T> {
+/** Polls until `check` returns a value (not undefined or false) or the deadline passes. */
+export async function eventually<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000, everyMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs
   let last: unknown
   for (;;) {
     try {
       const v = await check()
-      if (v !== undefined) return v
+      if (v !== undefined && v !== false) return v
     } catch (err) {
       last = err
     }
