@@ -10,7 +10,7 @@ import { apiWs } from '../../lib/paths'
 import { useWorkspace } from '../../session'
 import { Badge, Loading } from '../../ui/bits'
 import { ErrorMessage } from '../../ui/error'
-import { ActionStatus, useAction, useStoredForm, type Action } from '../../ui/form'
+import { ActionStatus, useAction, useStoredForm } from '../../ui/form'
 import { useApi, type Resource } from '../../ui/use-api'
 
 /** A setting's form: the stored value, the one being edited, a save that PATCHes exactly its field. */
@@ -36,41 +36,48 @@ export function WorkspaceSettingsPage() {
 
 /**
  * What every workspace setting's form shares: its title and explanation, the stored
- * value loading (or its error), the fields once it is there, one Save that is off
- * while nothing changed, and the API's answer.
+ * value loading (or its error), the fields once it is there, one Save that PATCHes
+ * exactly its field and is off while nothing changed, and the API's answer.
  */
-function SettingForm<T>(props: {
+function SettingForm<T, V>(props: {
   id: string
   title: string
   about: string
-  res: Resource<T>
-  save: Action
-  /** The stored value and the one being edited, both there: the fields can show. */
-  ready: boolean
-  unchanged: boolean
-  onSave(): void
-  children: ComponentChildren
+  url: string
+  /** The setting's value in the API's answer. */
+  read(d: T): V
+  /** Whether the edited value is the stored one (default: equal to read(d)). */
+  unchanged?(v: V, d: T): boolean
+  /** The PATCH body for the edited value, and what its answer is shown as. */
+  body(v: V): Record<string, unknown>
+  done(r: T): string
+  /** The fields, given the edited value, its setter and the stored answer once both are there. */
+  children(value: V, set: (v: V) => void, d: T): ComponentChildren
 }) {
-  const { id, res, save } = props
+  const res = useApi<T>(props.url)
+  const [value, set] = useSetting(res, props.read)
+  const save = useAction()
+  const d = res.data
+  const ready = value !== undefined && d !== undefined
   return (
     <form
       class="panel form"
-      aria-labelledby={id}
+      aria-labelledby={props.id}
       onSubmit={(e) => {
         e.preventDefault()
-        props.onSave()
+        if (ready) void save.run(() => api<T>(props.url, { method: 'PATCH', body: props.body(value) }), props.done, res)
       }}
     >
-      <h2 id={id}>{props.title}</h2>
+      <h2 id={props.id}>{props.title}</h2>
       <p class="muted small">{props.about}</p>
       {res.error && <ErrorMessage error={res.error} onRetry={res.reload} />}
-      {!props.ready ? (
+      {!ready ? (
         !res.error && <Loading />
       ) : (
         <>
-          {props.children}
+          {props.children(value, set, d)}
           <div class="actions">
-            <button type="submit" disabled={save.busy || props.unchanged}>
+            <button type="submit" disabled={save.busy || (props.unchanged ? props.unchanged(value, d) : value === props.read(d))}>
               Save
             </button>
           </div>
@@ -82,75 +89,66 @@ function SettingForm<T>(props: {
 }
 
 function CaptureTextForm({ url }: { url: string }) {
-  const res = useApi<CaptureText>(url)
-  const [on, setOn] = useSetting(res, (d) => d.capture_text)
-  const save = useAction()
   return (
-    <SettingForm
+    <SettingForm<CaptureText, boolean>
       id="capture-title"
       title="Capture prompt and completion text"
       about="Off: ingest removes prompt and completion text from every span before it is stored, and the SDKs do not send it. A change applies to new spans; stored text stays until retention removes it."
-      res={res}
-      save={save}
-      ready={on !== undefined}
-      unchanged={on === res.data?.capture_text}
-      onSave={() => void save.run(() => api<CaptureText>(url, { method: 'PATCH', body: { capture_text: on } }), (d) => `Text capture is ${d.capture_text ? 'on' : 'off'}.`, res)}
+      url={url}
+      read={(d) => d.capture_text}
+      body={(on) => ({ capture_text: on })}
+      done={(d) => `Text capture is ${d.capture_text ? 'on' : 'off'}.`}
     >
-      <label class="check">
-        <input type="checkbox" name="capture_text" checked={on} onChange={(e) => setOn(e.currentTarget.checked)} />
-        Store prompt and completion text
-      </label>
+      {(on, setOn) => (
+        <label class="check">
+          <input type="checkbox" name="capture_text" checked={on} onChange={(e) => setOn(e.currentTarget.checked)} />
+          Store prompt and completion text
+        </label>
+      )}
     </SettingForm>
   )
 }
 
 function BroadenSourcesForm({ url }: { url: string }) {
-  const res = useApi<BroadenSources>(url)
-  const [on, setOn] = useSetting(res, (d) => d.broaden_sources)
-  const save = useAction()
-  const d = res.data
   return (
-    <SettingForm
+    <SettingForm<BroadenSources, boolean>
       id="broaden-title"
       title="Broaden sources to the open web"
       about="Lets the sources engine verify claims against the open web. It needs the organization’s search credential; without it the engine stays on the closed knowledge base."
-      res={res}
-      save={save}
-      ready={on !== undefined && !!d}
-      unchanged={on === d?.broaden_sources}
-      onSave={() => void save.run(() => api<BroadenSources>(url, { method: 'PATCH', body: { broaden_sources: on } }), (r) => `Sources are checked against ${r.mode === 'open_web' ? 'the open web' : 'the closed knowledge base'}.`, res)}
+      url={url}
+      read={(d) => d.broaden_sources}
+      body={(on) => ({ broaden_sources: on })}
+      done={(r) => `Sources are checked against ${r.mode === 'open_web' ? 'the open web' : 'the closed knowledge base'}.`}
     >
-      <label class="check">
-        <input type="checkbox" name="broaden_sources" checked={on} onChange={(e) => setOn(e.currentTarget.checked)} />
-        Verify against the open web
-      </label>
-      {d && (
-        <p class="small">
-          Now: <Badge tone={d.mode === 'open_web' ? 'good' : 'none'}>{d.mode === 'open_web' ? 'open web' : 'closed knowledge base'}</Badge>
-          {!d.search_credential_configured && <span class="muted"> · no search credential (Settings → Credentials)</span>}
-        </p>
+      {(on, setOn, d) => (
+        <>
+          <label class="check">
+            <input type="checkbox" name="broaden_sources" checked={on} onChange={(e) => setOn(e.currentTarget.checked)} />
+            Verify against the open web
+          </label>
+          <p class="small">
+            Now: <Badge tone={d.mode === 'open_web' ? 'good' : 'none'}>{d.mode === 'open_web' ? 'open web' : 'closed knowledge base'}</Badge>
+            {!d.search_credential_configured && <span class="muted"> · no search credential (Settings → Credentials)</span>}
+          </p>
+        </>
       )}
     </SettingForm>
   )
 }
 
 function CostProviderForm({ url }: { url: string }) {
-  const res = useApi<CostProvider>(url)
-  const [value, setValue] = useSetting(res, (d) => d.cost_provider)
-  const save = useAction()
-  const d = res.data
   return (
-    <SettingForm
+    <SettingForm<CostProvider, string>
       id="cost-provider-title"
       title="Cost provider"
       about="Whose price list costs are computed with. Empty: the deployment default. A change applies to future costs; past figures keep the prices they were computed with."
-      res={res}
-      save={save}
-      ready={value !== undefined && !!d}
-      unchanged={(value ?? '').trim().toLowerCase() === d?.cost_provider}
-      onSave={() => void save.run(() => api<CostProvider>(url, { method: 'PATCH', body: { cost_provider: (value ?? '').trim() } }), (r) => `Costs are priced with ${r.effective_provider}.`, res)}
+      url={url}
+      read={(d) => d.cost_provider}
+      unchanged={(value, d) => value.trim().toLowerCase() === d.cost_provider}
+      body={(value) => ({ cost_provider: value.trim() })}
+      done={(r) => `Costs are priced with ${r.effective_provider}.`}
     >
-      {d && (
+      {(value, setValue, d) => (
         <>
           <div class="fields">
             <label>
