@@ -19,9 +19,8 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { finished } from 'node:stream/promises'
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
-import { encodeRows, encoderFor, NotEncodable, RowBinaryWriter, type Encode } from './row-binary.js'
+import { encodeRows, encoderFor, IDENTIFIER, NotEncodable, RowBinaryWriter, type Encode } from './row-binary.js'
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 /** A writer's buffer grown past this by one insert is let go rather than kept for the next. */
 const MAX_KEPT_WRITER_BYTES = 16 << 20
 

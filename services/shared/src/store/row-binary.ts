@@ -10,7 +10,7 @@
  * ClickHouse (the rows were JSON before, and some callers still pass the forms JSON
  * allows). Anything else (a formatted date, a null in a non-Nullable column, a
  * fraction in an integer column) throws NotEncodable, and the caller sends that
- * insert as JSON, as before. row-binary.test.ts inserts the same rows both ways and
+ * insert as JSON, as before. insert.test.ts inserts the same rows both ways and
  * compares what ClickHouse stored.
  */
 
@@ -329,7 +329,8 @@ export function encodeRows(w: RowBinaryWriter, columns: readonly string[], types
 }
 
 type WriteRow = (w: RowBinaryWriter, row: Record<string, unknown>) => void
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
+/** A column or table name that may be written into generated code or SQL text as it is. */
+export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 const writers = new Map<string, WriteRow>()
 
 /**
@@ -337,7 +338,7 @@ const writers = new Map<string, WriteRow>()
  * that each property read and each encoder call is a site of its own: rows of one
  * shape make every site monomorphic and the encoders inlinable (a loop over the
  * columns reads and calls through one megamorphic site; measured on spans_v1 rows,
- * the generated writer takes about half the time).
+ * ~2.1 µs a row instead of ~2.6).
  */
 function rowWriter(columns: readonly string[], types: readonly string[], encoders: readonly Encode[]): WriteRow {
   const key = `${columns.join(',')}|${types.join(';')}`
