@@ -61,6 +61,9 @@ const CONCURRENCY = Number(args.concurrency)
 const TRACES_PER_REQUEST = Number(args['traces-per-request'])
 const SPANS_PER_TRACE = Number(args['spans-per-trace'])
 const KEY = 'dr_benchKey00000000000000000000000000000001'
+/** Spans/s the bodies generated up front can sustain: phase 1 (as fast as accepted), and phase 2 without --fresh-rate (half the end-to-end rate). */
+const PHASE1_BUDGET = 100_000
+const PHASE2_BUDGET = 50_000
 const ENCODINGS = ['json', 'protobuf', 'grpc'] as const
 type Encoding = (typeof ENCODINGS)[number]
 
@@ -161,7 +164,10 @@ async function runMode(mode: 'embedded' | 'kafka', encoding: Encoding, engines: 
     encoding === 'grpc' ? sendGrpc(b) : sendHttp(b).catch((err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' || err.code === 'EPIPE' ? sendHttp(b) : Promise.reject(err)))
 
   progress('generating request bodies')
-  const bodies = makeBodies(Math.ceil((60_000 * SECONDS) / (TRACES_PER_REQUEST * SPANS_PER_TRACE)), encoding)
+  // Phase 1 has bodies for PHASE1_BUDGET spans/s (it warns when it runs out early); phase 2 its own, for its pace.
+  const spansPerRequest = TRACES_PER_REQUEST * SPANS_PER_TRACE
+  const bodies = makeBodies(Math.ceil((PHASE1_BUDGET * SECONDS) / spansPerRequest), encoding)
+  const phase2Bodies = makeBodies(Math.ceil((Number(args['fresh-rate'] ?? PHASE2_BUDGET) * Math.min(10, SECONDS)) / spansPerRequest), encoding)
   progress(`starting the all-in-one service (${mode})`)
   const child = spawnAllInOne(env)
   const ingestChildren =
@@ -198,6 +204,7 @@ async function runMode(mode: 'embedded' | 'kafka', encoding: Encoding, engines: 
       }
     }))
     const tAccepted = performance.now()
+    if (tAccepted < deadline - 500) progress(`warning: phase 1 ran out of request bodies after ${fmt((tAccepted - t0) / 1000, 1)} s (budget ${fmt(PHASE1_BUDGET)} spans/s)`)
     // The service's own CPU per span while accepting: the client's cost (a gRPC client costs more than node:http) is not in it.
     const cpuPerKSpans = (([...ingestChildren, child].reduce((a, c) => a + cpuMs(c.pid!), 0) - serviceCpu0) / Math.max(1, accepted)) * 1000
     progress(`accepted ${fmt(accepted)} spans; waiting until the newest traces are listed`)
@@ -237,8 +244,8 @@ async function runMode(mode: 'embedded' | 'kafka', encoding: Encoding, engines: 
     // and the queue, not the service, sets the measured freshness.
     const probeEvery = Math.max(1, Math.ceil(PROBE_GAP_MS / interval))
     const p2Start = performance.now()
-    for (let i = 0; performance.now() - p2Start < phase2Seconds * 1000 && next < bodies.length; i++) {
-      const b = bodies[next++]!
+    for (let i = 0; performance.now() - p2Start < phase2Seconds * 1000 && i < phase2Bodies.length; i++) {
+      const b = phase2Bodies[i]!
       const due = p2Start + i * interval
       const wait = due - performance.now()
       if (wait > 0) await new Promise((r) => setTimeout(r, wait))

@@ -57,9 +57,12 @@ describe('newestPerSpan', () => {
 
   it('keeps one copy of each span, the one received last, in the order spans first appear', () => {
     const rows = [row('1', 10), row('2', 10), row('1', 30), row('3', 10), row('1', 20)]
-    expect(newestPerSpan(rows).map((r) => [r.span_id[0], r.received_at])).toEqual([['1', '30'], ['2', '10'], ['3', '10']])
+    const newest = newestPerSpan(rows)
+    expect(newest.rows.map((r) => [r.span_id[0], r.received_at])).toEqual([['1', '30'], ['2', '10'], ['3', '10']])
+    expect(newest.keys).toEqual(newest.rows.map(spanKey))
     const unique = [row('1', 10), row('2', 10)]
-    expect(newestPerSpan(unique)).toBe(unique)
+    expect(newestPerSpan(unique)).toEqual({ rows: unique, keys: unique.map(spanKey) })
+    expect(newestPerSpan(unique).rows).toBe(unique)
   })
 })
 

@@ -133,10 +133,12 @@ export const spanKey = (r: { workspace_id: string; trace_id: string; span_id: st
  * (or reconciled): which is what lets a replay trust a surviving first copy's
  * batch to say whether the roll-ups counted it (store/queries/rollups.ts).
  */
-export function newestPerSpan(rows: SpanRow[]): SpanRow[] {
+export function newestPerSpan(rows: SpanRow[]): { rows: SpanRow[]; keys: string[] } {
   const bySpan = new Map<string, SpanRow>()
-  for (const row of rows) {
-    const key = spanKey(row)
+  const keys: string[] = new Array(rows.length)
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!
+    const key = (keys[i] = spanKey(row))
     const seen = bySpan.get(key)
     if (!seen) bySpan.set(key, row)
     else if (Number(row.received_at) >= Number(seen.received_at)) {
@@ -144,19 +146,21 @@ export function newestPerSpan(rows: SpanRow[]): SpanRow[] {
       bySpan.set(key, row)
     }
   }
-  return rows.length === bySpan.size ? rows : [...bySpan.values()]
+  // The keys come along so the batch builds each span's key once (markFirstDeliveries takes them).
+  return rows.length === bySpan.size ? { rows, keys } : { rows: [...bySpan.values()], keys: [...bySpan.keys()] }
 }
 
 /**
  * Marks repeats so traces_v1 sums each span once: a span already stored (found by
  * the caller's lookup) or seen earlier in the same batch gets first_delivery 0.
- * Returns how many rows were repeats.
+ * Returns how many rows were repeats. `keys`: the rows' spanKeys, when already built.
  */
-export function markFirstDeliveries(rows: SpanRow[], stored: ReadonlySet<string>): number {
+export function markFirstDeliveries(rows: SpanRow[], stored: ReadonlySet<string>, keys: readonly string[] = rows.map(spanKey)): number {
   const seen = new Set<string>()
   let repeats = 0
-  for (const row of rows) {
-    const key = spanKey(row)
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!
+    const key = keys[i]!
     const repeat = stored.has(key) || seen.has(key)
     row.first_delivery = repeat ? 0 : 1
     if (repeat) repeats++

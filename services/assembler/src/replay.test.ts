@@ -48,8 +48,8 @@ const tool = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'sea
 /** What the crashed run had stored: its rows, as the consumer makes them (nothing stored before), without the parts of these views. */
 async function crashedInsert(spans: SpanRecord[], lostViews: string[], batchId: string) {
   const ctx = { retentionHours: config.SVC_DEFAULT_RETENTION_HOURS, costProvider: config.SVC_DEFAULT_COST_PROVIDER, prices: loadPriceTable(config.SVC_PRICE_TABLE_FILE) }
-  const rows = newestPerSpan(spans.map((s) => ({ ...spanRow(s, ctx), batch_id: batchId })))
-  markFirstDeliveries(rows, new Set())
+  const { rows, keys } = newestPerSpan(spans.map((s) => ({ ...spanRow(s, ctx), batch_id: batchId })))
+  markFirstDeliveries(rows, new Set(), keys)
   for (const v of lostViews) await store.command(`DETACH TABLE ${v}`)
   try {
     await store.insert('spans_v1', rows)

@@ -136,7 +136,7 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
       costProvider: workspaceCostProvider(control.state, ws, config.SVC_DEFAULT_COST_PROVIDER),
       prices,
     }),
-    storedSpans: async (rows, replayed) => new Set((await storedSpans(store, rows, replayed)).map(spanKey)),
+    storedSpans: async (traces, replayed) => new Set((await storedSpans(store, traces, replayed)).map(spanKey)),
     tracesWithTotals: async (traces) => new Set((await tracesWithTotals(store, traces)).map((t) => traceKey(t.workspace_id, t.trace_id))),
     reconcile: (traces) => reconcileTraceTotals(store, traces),
     reconcileRollups: (traces) => reconcileRollups(store, traces),

@@ -5,7 +5,7 @@ import { consumerBatchHandler } from '@svc/shared/bus/run-consumer'
 import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
 import { createLogger } from '@svc/shared/log'
 import { spanKey, type SpanRow } from './assemble.js'
-import { spanConsumer } from './span-consumer.js'
+import { spanConsumer, tracesOf } from './span-consumer.js'
 import { TraceTracker } from './trace-tracker.js'
 
 const WS = '22222222-2222-5222-8222-222222222222'
@@ -28,7 +28,7 @@ function harness(guard: number, withTotals: (trace: string) => boolean = () => t
     tracker: new TraceTracker(60_000),
     rowContextFor: () => ({ retentionHours: 24, costProvider: 'openai', prices: loadPriceTable() }),
     sink: { add: async (rows) => void rows.forEach((r) => stored.has(spanKey(r)) || stored.set(spanKey(r), r)) },
-    storedSpans: async (rows) => new Set(rows.map(spanKey).filter((k) => stored.has(k))),
+    storedSpans: async (traces) => new Set([...stored.keys()].filter((k) => traces.some((t) => k.startsWith(`${traceKey(t.workspace_id, t.trace_id)}:`)))),
     tracesWithTotals: async (traces) => new Set(traces.filter((t) => withTotals(t.trace_id[0]!)).map((t) => traceKey(t.workspace_id, t.trace_id))),
     reconcile: async (traces) => (reconciled.push(traces.map((t) => t.trace_id[0]!).sort()), 0),
     reconcileRollups: async () => {},
@@ -69,5 +69,17 @@ describe('spanBatchHandler', () => {
     expect(h.reconciled).toEqual([['a']])
     await h.handle([record('c', '1', 0), record('d', '1', 1)]) // replayed again: c's span is stored now
     expect(h.reconciled.at(-1)).toEqual(['c'])
+  })
+})
+
+describe('tracesOf', () => {
+  const row = (ws: string, trace: string) => ({ workspace_id: ws, trace_id: trace }) as SpanRow
+  it('lists each trace once, in first-seen order, a trace id in two workspaces as two traces', () => {
+    const rows = [row('w', 'a'), row('w', 'a'), row('w', 'b'), row('w', 'a'), row('v', 'a'), row('v', 'a'), row('w', 'b')]
+    expect(tracesOf(rows)).toEqual([
+      { workspace_id: 'w', trace_id: 'a' },
+      { workspace_id: 'w', trace_id: 'b' },
+      { workspace_id: 'v', trace_id: 'a' },
+    ])
   })
 })

@@ -20,8 +20,8 @@ export interface SpanConsumerDeps {
   maxBatchRecords: number
   /** Retention, cost provider and price table for a workspace's rows. */
   rowContextFor(workspaceId: string): RowContext
-  /** Keys (spanKey) of the given rows' spans that are already stored; `replayed` traces are looked up in spans_v1 itself. */
-  storedSpans(rows: SpanRow[], replayed: TraceRef[]): Promise<Set<string>>
+  /** Keys (spanKey) of the spans of these traces that are already stored; `replayed` traces are looked up in spans_v1 itself. */
+  storedSpans(traces: TraceRef[], replayed: TraceRef[]): Promise<Set<string>>
   /** Of these traces, those with sums in traces_v1 already (as `workspace:trace` keys). */
   tracesWithTotals(traces: TraceRef[]): Promise<Set<string>>
   /** Recomputes traces_v1 sums of these traces from their stored spans. */
@@ -46,6 +46,22 @@ export function unstorableSpan(span: SpanRecord, row: SpanRow): string | null {
   const end = BigInt(span.end_time_unix_nano)
   if (start < 0n || end < 0n || start > MAX_NS || end > MAX_NS || row.expires_at > MAX_EXPIRY_S) return 'start or end time outside what spans_v1 can hold'
   return null
+}
+
+/** The rows' traces, each once (a batch's spans come trace by trace, so most rows are their predecessor's trace). */
+export function tracesOf(rows: readonly SpanRow[]): TraceRef[] {
+  const seen = new Set<string>()
+  const out: TraceRef[] = []
+  let prev: SpanRow | undefined
+  for (const r of rows) {
+    if (prev && r.trace_id === prev.trace_id && r.workspace_id === prev.workspace_id) continue
+    prev = r
+    const key = traceKey(r.workspace_id, r.trace_id)
+    if (seen.has(key)) continue
+    seen.add(key)
+    out.push({ workspace_id: r.workspace_id, trace_id: r.trace_id })
+  }
+  return out
 }
 
 /**
@@ -113,8 +129,8 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
       // Exactly-once sums on at-least-once delivery: a trace's spans all come through
       // this partition, one batch at a time, and each batch is stored before the next
       // is handled, so the store plus this batch know every earlier copy.
-      const rows = newestPerSpan(mapped)
-      if (rows.length) markFirstDeliveries(rows, await deps.storedSpans(rows, [...replayed.values()]))
+      const { rows, keys } = newestPerSpan(mapped)
+      if (rows.length) markFirstDeliveries(rows, await deps.storedSpans(tracesOf(rows), [...replayed.values()]), keys)
       // Of a replay, only traces stored before (spans, or sums) can be off; new ones
       // are counted right by this very insert.
       let suspects: TraceRef[] = []

@@ -17,6 +17,21 @@ describe('TraceTracker', () => {
     expect(t.size).toBe(0)
   })
 
+  it('keeps interleaved traces apart, and re-opens a trace completed between two of its spans', () => {
+    const t = new TraceTracker(5000)
+    t.observe(span('a', '1', 0, 10n, 20n), 0)
+    t.observe(span('b', '1', 0, 30n, 40n), 0)
+    t.observe(span('a', '2', 0, 5n, 20n), 0)
+    t.observe({ ...span('a', '3', 0), workspace_id: 'other' }, 0)
+    const done = t.takeCompleted(10_000)
+    expect(done.map((x) => [x.workspace_id, x.trace_id, spanCountOf(x), x.startNs])).toEqual([['w', 'a', 2, 5n], ['w', 'b', 1, 30n], ['other', 'a', 1, 100n]])
+    // The same trace again after it completed: a new open trace, not the completed one.
+    t.observe(span('a', '4', 20_000), 20_000)
+    expect(t.size).toBe(1)
+    expect(done[0]!.spanIds.has('4')).toBe(false)
+    expect(spanCountOf(t.takeCompleted(30_000)[0]!)).toBe(1)
+  })
+
   it('counts a redelivered span once', () => {
     const t = new TraceTracker(10)
     t.observe(span('a', '1', 0), 0)

@@ -35,6 +35,8 @@ export interface ObservedSpan {
 
 export class TraceTracker {
   private readonly open = new Map<string, OpenTrace>()
+  /** The trace observe() saw last; forgotten whenever a trace leaves `open`. */
+  private last: OpenTrace | undefined
 
   constructor(private readonly quietMs: number, private readonly maxOpen = 500_000) {}
 
@@ -43,11 +45,16 @@ export class TraceTracker {
   }
 
   observe(s: ObservedSpan, nowMs: number): void {
-    const key = `${s.workspace_id}:${s.trace_id}`
-    let t = this.open.get(key)
-    if (!t) {
-      t = { org_id: s.org_id, workspace_id: s.workspace_id, project_id: s.project_id, trace_id: s.trace_id, spanIds: new Set(), recoveredSpanCount: 0, startNs: s.startNs, endNs: s.endNs, lastReceivedMs: s.receivedMs, lastSeenLocalMs: nowMs }
-      this.open.set(key, t)
+    // Spans come trace by trace: the previous span's trace, while still open, needs no key or look-up.
+    let t = this.last
+    if (!t || t.trace_id !== s.trace_id || t.workspace_id !== s.workspace_id) {
+      const key = `${s.workspace_id}:${s.trace_id}`
+      t = this.open.get(key)
+      if (!t) {
+        t = { org_id: s.org_id, workspace_id: s.workspace_id, project_id: s.project_id, trace_id: s.trace_id, spanIds: new Set(), recoveredSpanCount: 0, startNs: s.startNs, endNs: s.endNs, lastReceivedMs: s.receivedMs, lastSeenLocalMs: nowMs }
+        this.open.set(key, t)
+      }
+      this.last = t
     }
     t.spanIds.add(s.span_id)
     if (s.startNs < t.startNs) t.startNs = s.startNs
@@ -70,6 +77,7 @@ export class TraceTracker {
    */
   takeCompleted(nowMs: number): OpenTrace[] {
     const done: OpenTrace[] = []
+    this.last = undefined
     for (const [key, t] of this.open) {
       if (this.isQuiet(t, nowMs)) {
         done.push(t)

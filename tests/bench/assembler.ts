@@ -1,0 +1,117 @@
+/**
+ * pnpm bench:assembler [--batches 40] [--batch 20000]
+ *
+ * The span consumer's own CPU, without the bus or ClickHouse: in the one-process
+ * deployment it shares the main thread with ingest's HTTP and the embedded log, and
+ * that thread is what bounds spans/s end to end (bench:ingest), so every microsecond
+ * per span here is one the main thread does not have for accepting spans.
+ *
+ * The spans are bench:ingest's (agent traces of 20 spans, 10 per request), as the
+ * Avro records ingest produces. Each batch goes through what the service does with
+ * it on the main thread: the runner's decoding, the span consumer's handler (rows,
+ * dead-letter checks, repeats, the trace tracker) and the batch writer's encoding of
+ * the rows as the store sends them (RowBinaryWithNamesAndTypes, with spans_v1's own
+ * column types); the store's look-ups answer "nothing stored yet" at once, as for
+ * new traces. Prints spans/s and µs per span, per-batch latency p50/p95/p99, and the
+ * ceiling measured in the same run: the bare Avro decode of the same records plus the
+ * bare encoding of their rows, the least any consumer of this topic must do.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { createClient } from '@clickhouse/client'
+import { createChdbConnection } from 'chdb/connection'
+import { spanConsumer } from '@svc/assembler/span-consumer'
+import type { SpanRow } from '@svc/assembler/assemble'
+import { TraceTracker } from '@svc/assembler/trace-tracker'
+import { loadPriceTable } from '@svc/shared/domain/pricing'
+import { createLogger } from '@svc/shared/log'
+import { spanV1, type SpanRecord } from '@svc/shared/bus/records'
+import { TOPICS } from '@svc/shared/bus/topics'
+import type { ConsumedRecord } from '@svc/shared/bus/types'
+import { readMigrations } from '@svc/shared/store/migrate'
+import { encodeRows, encoderFor, RowBinaryWriter } from '@svc/shared/store/row-binary'
+import { agentTrace, otlpEnvelope } from '../support/traces.js'
+import { sampleRecords } from './ceilings.js'
+import { fmt, progress, summarize, table } from './stats.js'
+
+const { values: args } = parseArgs({ options: { batches: { type: 'string', default: '40' }, batch: { type: 'string', default: '20000' } } })
+const BATCHES = Number(args.batches)
+const BATCH = Number(args.batch)
+const WARMUP = 5
+
+progress("reading spans_v1's column types from a migrated chdb")
+const dir = mkdtempSync(join(tmpdir(), 'bench-assembler-'))
+const client = createClient({ connection: createChdbConnection({ path: join(dir, 'db') }) } as Parameters<typeof createClient>[0])
+for (const m of readMigrations()) for (const q of m.statements) await client.command({ query: q })
+const described = await (await client.query({ query: 'DESCRIBE TABLE spans_v1', format: 'JSONEachRow' })).json<{ name: string; type: string }>()
+await client.close()
+rmSync(dir, { recursive: true, force: true })
+const writer = new RowBinaryWriter()
+const encode = (rows: SpanRow[]) => {
+  const columns = Object.keys(rows[0]!)
+  const types = columns.map((c) => described.find((d) => d.name === c)!.type)
+  return encodeRows(writer, columns, types, types.map((t) => encoderFor(t)!), rows as unknown as Array<Record<string, unknown>>).length
+}
+
+progress(`generating ${fmt(BATCH)} spans (bench:ingest's traces)`)
+const bodies: string[] = []
+for (let i = 0; i < Math.ceil(BATCH / 200); i++) bodies.push(JSON.stringify(otlpEnvelope(Array.from({ length: 10 }, () => agentTrace({ spans: 20, startMs: Date.now() - 60_000 })).flatMap((t) => t.spans))))
+const sample = sampleRecords(bodies)
+const records: ConsumedRecord[] = sample.records.slice(0, BATCH).map((r, i) => ({ topic: TOPICS.spansRaw, partition: 0, offset: String(i), key: Buffer.from(r.key), value: r.value, timestamp: 0 }))
+
+const log = createLogger({ level: 'warn' })
+const prices = loadPriceTable()
+const tracker = new TraceTracker(5000)
+const consumer = spanConsumer({
+  sink: { add: async (rows) => void encode(rows) },
+  tracker,
+  log,
+  maxBatchRecords: BATCH,
+  rowContextFor: () => ({ retentionHours: 720, costProvider: 'openai', prices }),
+  storedSpans: async () => new Set(),
+  tracesWithTotals: async () => new Set(),
+  reconcile: async () => 0,
+  reconcileRollups: async () => {},
+  nextBatchId: () => '1',
+  replayGuardRecords: 0,
+})
+
+async function time(what: string, run: () => Promise<void>): Promise<number[]> {
+  progress(`timing ${what}: ${BATCHES} batches of ${fmt(records.length)} spans`)
+  const ms: number[] = []
+  for (let i = 0; i < WARMUP + BATCHES; i++) {
+    const t0 = performance.now()
+    await run()
+    if (i >= WARMUP) ms.push(performance.now() - t0)
+    // Traces complete between batches in the service; here the tracker would only grow.
+    tracker.takeCompleted(Number.MAX_SAFE_INTEGER)
+  }
+  return ms
+}
+
+const ours = await time('the span consumer', async () => {
+  const decoded = records.map((record) => ({ value: spanV1.decode(record.value) as SpanRecord, record }))
+  await consumer.handle(decoded, { closing: false, records })
+})
+const rows = sample.rows.slice(0, records.length)
+const bare = await time('the ceiling (bare decode + encode)', async () => {
+  for (const r of records) spanV1.decode(r.value)
+  encode(rows)
+})
+
+const line = (ms: number[]) => {
+  const s = summarize(ms)
+  const total = ms.reduce((a, b) => a + b, 0)
+  return { rate: (records.length * ms.length) / (total / 1000), us: (1000 * total) / (records.length * ms.length), s }
+}
+const o = line(ours)
+const b = line(bare)
+process.stdout.write(`\n== span consumer on one thread, batches of ${fmt(records.length)} spans ==\n`)
+table([
+  ['spans/s (one thread)', `${fmt(o.rate)}   (${fmt(o.us, 2)} µs per span)`],
+  ['per batch p50/p95/p99', `${fmt(o.s.p50, 1)} / ${fmt(o.s.p95, 1)} / ${fmt(o.s.p99, 1)} ms`],
+  ['ceiling: bare decode + encode', `${fmt(b.rate)} spans/s (${fmt(b.us, 2)} µs per span) → ours at ${fmt((100 * o.rate) / b.rate, 1)}%`],
+])
+process.exit(0)
