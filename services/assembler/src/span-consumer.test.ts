@@ -9,24 +9,24 @@ import { spanConsumer, tracesOf } from './span-consumer.js'
 import { TraceTracker } from './trace-tracker.js'
 
 const WS = '22222222-2222-5222-8222-222222222222'
-const record = (trace: string, span: string, offset: number, partition = 0): ConsumedRecord => {
+const record = (trace: string, span: string, offset: number, partition = 0, ws = WS): ConsumedRecord => {
   const value: SpanRecord = {
-    org_id: '11111111-1111-5111-8111-111111111111', workspace_id: WS, project_id: 'p', trace_id: trace.repeat(32), span_id: span.repeat(16), parent_span_id: '',
+    org_id: '11111111-1111-5111-8111-111111111111', workspace_id: ws, project_id: 'p', trace_id: trace.repeat(32), span_id: span.repeat(16), parent_span_id: '',
     name: 'step', kind: 'INTERNAL', start_time_unix_nano: 1_700_000_000_000_000_000n, end_time_unix_nano: 1_700_000_001_000_000_000n, status_code: 'OK', status_message: '',
     service_name: 's', scope_name: 's', resource_attributes: {}, attributes: {}, json_attribute_keys: [], events_json: '[]', links_json: '[]', received_at_ms: 1_700_000_002_000,
   }
-  return { topic: 'spans.raw.v1', partition, offset: String(offset), key: Buffer.from(traceKey(WS, trace.repeat(32))), value: spanV1.encode(value), timestamp: 0 }
+  return { topic: 'spans.raw.v1', partition, offset: String(offset), key: Buffer.from(traceKey(ws, trace.repeat(32))), value: spanV1.encode(value), timestamp: 0 }
 }
 
 /** The handler against an in-memory "store": what it stores, and what it asks to reconcile. */
-function harness(guard: number, withTotals: (trace: string) => boolean = () => true) {
+function harness(guard: number, withTotals: (trace: string) => boolean = () => true, retentionHours: (ws: string) => number = () => 24) {
   const stored = new Map<string, SpanRow>()
   const reconciled: string[][] = []
   const handle = consumerBatchHandler({} as Bus, spanConsumer({
     maxBatchRecords: 1000,
     log: createLogger({ level: 'silent' }),
     tracker: new TraceTracker(60_000),
-    rowContextFor: () => ({ retentionHours: 24, costProvider: 'openai', prices: loadPriceTable() }),
+    rowContextFor: (ws) => ({ retentionHours: retentionHours(ws), costProvider: 'openai', prices: loadPriceTable() }),
     sink: { add: async (rows) => void rows.forEach((r) => stored.has(spanKey(r)) || stored.set(spanKey(r), r)) },
     storedSpans: async (traces) => new Set([...stored.keys()].filter((k) => traces.some((t) => k.startsWith(`${traceKey(t.workspace_id, t.trace_id)}:`)))),
     tracesWithTotals: async (traces) => new Set(traces.filter((t) => withTotals(t.trace_id[0]!)).map((t) => traceKey(t.workspace_id, t.trace_id))),
@@ -45,6 +45,16 @@ describe('spanBatchHandler', () => {
     await h.handle([record('a', '2', 3), record('a', '3', 4)])
     const firsts = [...h.stored.values()].map((r) => [r.span_id[0], r.first_delivery])
     expect(firsts).toEqual([['1', 1], ['2', 1], ['3', 1]])
+  })
+
+  it("gives each span its own workspace's context when workspaces alternate in a batch", async () => {
+    const other = '33333333-3333-5333-8333-333333333333'
+    const h = harness(0, () => true, (ws) => (ws === WS ? 24 : 48))
+    await h.handle([record('a', '1', 0), record('a', '2', 1, 0, other), record('b', '1', 2), record('b', '2', 3, 0, other), record('c', '1', 4, 0, other)])
+    const start = 1_700_000_000
+    expect([...h.stored.values()].map((r) => [r.workspace_id === WS ? 'ws' : 'other', r.expires_at - start])).toEqual([
+      ['ws', 24 * 3600], ['other', 48 * 3600], ['ws', 24 * 3600], ['other', 48 * 3600], ['other', 48 * 3600],
+    ])
   })
 
   it('reconciles the traces of the first records after a start, a gap or a retried batch, and not otherwise', async () => {

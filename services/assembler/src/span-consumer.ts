@@ -108,11 +108,14 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
       const spans: SpanRecord[] = []
       const rejected: Rejection[] = []
       const replayed = new Map<string, TraceRef>()
+      // One workspace's spans come in a row: its context (settings look-ups) is worked out once per run of them.
+      let contextOf: { workspaceId: string; ctx: RowContext } | undefined
       for (const { value: span, record } of batch) {
         let row: SpanRow | undefined
         let why: string | null
         try {
-          row = spanRow(span, deps.rowContextFor(span.workspace_id))
+          if (contextOf?.workspaceId !== span.workspace_id) contextOf = { workspaceId: span.workspace_id, ctx: deps.rowContextFor(span.workspace_id) }
+          row = spanRow(span, contextOf.ctx)
           why = unstorableSpan(span, row)
         } catch (err) {
           why = `unmappable span: ${err instanceof Error ? err.message : String(err)}`

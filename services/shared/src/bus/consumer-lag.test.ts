@@ -33,6 +33,16 @@ describe('consumer lag in time', () => {
     expect(localLagMs('g', 't.v1', 20_000)).toBe(0)
   })
 
+  it('keeps the partitions and topics of one batch apart when their records interleave', () => {
+    const batch = [rec(0, 0, 1000), rec(1, 0, 3000), rec(0, 1, 1100), rec(0, 0, 900, 'u.v1'), rec(1, 1, 3100)]
+    lagBatchStarted('g', batch, 4000)
+    expect(localLagMs('g', 't.v1', 5000)).toBe(4000)
+    expect(localLagMs('g', 'u.v1', 5000)).toBe(4100)
+    // Each partition resumes after its own last record: 0 after 1,100 ms, 1 after 3,100 ms (something followed both).
+    lagBatchDone('g', batch, 10, 6000)
+    expect(localLagMs('g', 't.v1', 7000)).toBe(5900)
+  })
+
   it('keeps growing while the handler fails and the batch is delivered again', () => {
     lagBatchStarted('g', [rec(0, 0, 1000)], 1000)
     lagBatchFailed('g', [rec(0, 0, 1000)], 1200)

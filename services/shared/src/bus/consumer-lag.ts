@@ -42,11 +42,17 @@ const groups = new Map<string, Map<string, Map<number, PartitionLag>>>()
 
 function partitionsOf(records: readonly ConsumedRecord[]): Map<string, { topic: string; partition: number; first: ConsumedRecord; last: ConsumedRecord }> {
   const out = new Map<string, { topic: string; partition: number; first: ConsumedRecord; last: ConsumedRecord }>()
+  // A batch is mostly one partition's records in a row: the previous record's entry needs no key or look-up.
+  let p: { topic: string; partition: number; first: ConsumedRecord; last: ConsumedRecord } | undefined
   for (const r of records) {
+    if (p && p.partition === r.partition && p.topic === r.topic) {
+      p.last = r
+      continue
+    }
     const k = `${r.topic}\u0000${r.partition}`
-    const p = out.get(k)
+    p = out.get(k)
     if (p) p.last = r
-    else out.set(k, { topic: r.topic, partition: r.partition, first: r, last: r })
+    else out.set(k, (p = { topic: r.topic, partition: r.partition, first: r, last: r }))
   }
   return out
 }
