@@ -31,9 +31,8 @@ import { spanV1, type SpanRecord } from '@svc/shared/bus/records'
 import { TOPICS } from '@svc/shared/bus/topics'
 import type { ConsumedRecord } from '@svc/shared/bus/types'
 import { readMigrations } from '@svc/shared/store/migrate'
-import { encodeRows, encoderFor, RowBinaryWriter } from '@svc/shared/store/row-binary'
 import { agentTrace, otlpEnvelope } from '../support/traces.js'
-import { sampleRecords } from './ceilings.js'
+import { rowBinaryEncoder, sampleRecords } from './ceilings.js'
 import { fmt, progress, summarize, table } from './stats.js'
 
 const { values: args } = parseArgs({ options: { batches: { type: 'string', default: '40' }, batch: { type: 'string', default: '20000' } } })
@@ -41,24 +40,20 @@ const BATCHES = Number(args.batches)
 const BATCH = Number(args.batch)
 const WARMUP = 5
 
-progress("reading spans_v1's column types from a migrated chdb")
-const dir = mkdtempSync(join(tmpdir(), 'bench-assembler-'))
-const client = createClient({ connection: createChdbConnection({ path: join(dir, 'db') }) } as Parameters<typeof createClient>[0])
-for (const m of readMigrations()) for (const q of m.statements) await client.command({ query: q })
-const described = await (await client.query({ query: 'DESCRIBE TABLE spans_v1', format: 'JSONEachRow' })).json<{ name: string; type: string }>()
-await client.close()
-rmSync(dir, { recursive: true, force: true })
-const writer = new RowBinaryWriter()
-const encode = (rows: SpanRow[]) => {
-  const columns = Object.keys(rows[0]!)
-  const types = columns.map((c) => described.find((d) => d.name === c)!.type)
-  return encodeRows(writer, columns, types, types.map((t) => encoderFor(t)!), rows as unknown as Array<Record<string, unknown>>).length
-}
-
 progress(`generating ${fmt(BATCH)} spans (bench:ingest's traces)`)
 const bodies: string[] = []
 for (let i = 0; i < Math.ceil(BATCH / 200); i++) bodies.push(JSON.stringify(otlpEnvelope(Array.from({ length: 10 }, () => agentTrace({ spans: 20, startMs: Date.now() - 60_000 })).flatMap((t) => t.spans))))
 const sample = sampleRecords(bodies)
+
+progress("reading spans_v1's column types from a migrated chdb")
+const dir = mkdtempSync(join(tmpdir(), 'bench-assembler-'))
+const client = createClient({ connection: createChdbConnection({ path: join(dir, 'db') }) } as Parameters<typeof createClient>[0])
+for (const m of readMigrations()) for (const q of m.statements) await client.command({ query: q })
+// The span consumer's rows all have spanRow's columns, so one encoder serves every batch.
+const encodeRows = await rowBinaryEncoder(client, 'spans_v1', Object.keys(sample.rows[0]!))
+await client.close()
+rmSync(dir, { recursive: true, force: true })
+const encode = (rows: SpanRow[]) => encodeRows(rows as unknown as Array<Record<string, unknown>>).length
 const records: ConsumedRecord[] = sample.records.slice(0, BATCH).map((r, i) => ({ topic: TOPICS.spansRaw, partition: 0, offset: String(i), key: Buffer.from(r.key), value: r.value, timestamp: 0 }))
 
 const log = createLogger({ level: 'warn' })

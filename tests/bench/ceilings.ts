@@ -88,17 +88,20 @@ export async function clickhouseCeiling(sample: Sample): Promise<number> {
   return rate
 }
 
-/**
- * Inserts of rows into `table` as the store sends them under chdb: RowBinaryWithNamesAndTypes
- * (the table's own column types) written to `file`, then INSERT ... FROM INFILE.
- */
-export async function rowBinaryInserter(client: ClickHouseClient, table: string, columns: string[], file: string): Promise<(rows: Array<Record<string, unknown>>) => Promise<void>> {
+/** Rows of `table` with these columns as the store encodes them: RowBinaryWithNamesAndTypes with the table's own column types. */
+export async function rowBinaryEncoder(client: ClickHouseClient, table: string, columns: string[]): Promise<(rows: ReadonlyArray<Record<string, unknown>>) => Buffer> {
   const described = await (await client.query({ query: `DESCRIBE TABLE ${table}`, format: 'JSONEachRow' })).json<{ name: string; type: string }>()
   const types = columns.map((c) => described.find((d) => d.name === c)!.type)
   const encoders = types.map((t) => encoderFor(t)!)
   const writer = new RowBinaryWriter()
+  return (rows) => encodeRows(writer, columns, types, encoders, rows)
+}
+
+/** Inserts of rows into `table` as the store sends them under chdb: rowBinaryEncoder's bytes written to `file`, then INSERT ... FROM INFILE. */
+export async function rowBinaryInserter(client: ClickHouseClient, table: string, columns: string[], file: string): Promise<(rows: Array<Record<string, unknown>>) => Promise<void>> {
+  const encode = await rowBinaryEncoder(client, table, columns)
   return async (rows) => {
-    await writeFile(file, encodeRows(writer, columns, types, encoders, rows))
+    await writeFile(file, encode(rows))
     await client.command({ query: `INSERT INTO ${table} (${columns.join(', ')}) FROM INFILE '${file}' FORMAT RowBinaryWithNamesAndTypes` })
   }
 }

@@ -59,7 +59,6 @@ async function open(path: string, heading: string) {
   await page.getByRole('heading', { level: 1, name: heading }).waitFor()
 }
 
-
 async function sendCodingActivity() {
   const now = Date.now()
   const res = await fetch(`${svc.ingest}/v1/otlp/coding-agent/v1/activity`, {

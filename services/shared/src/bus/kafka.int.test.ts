@@ -10,7 +10,6 @@ const log = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'warn', name: 'k
 const rec = (key: string | null, value: string): OutgoingRecord => ({ key, value: Buffer.from(value) })
 const text = (r: ConsumedRecord) => r.value.toString()
 
-
 describe('kafka bus', () => {
   let bus: Bus
   const subs: Subscription[] = []

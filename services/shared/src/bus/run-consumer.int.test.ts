@@ -16,7 +16,6 @@ import type { Bus } from './types.js'
 const log = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'warn', name: 'run-consumer-test' })
 const WS = '5b1d7f3c-2e9a-4c61-8d0b-7a3e9f1c2b44'
 
-
 describe('runConsumer on kafka', () => {
   let bus: Bus
   beforeAll(async () => {

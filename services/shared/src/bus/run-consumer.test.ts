@@ -35,7 +35,6 @@ async function readAll(topic: string): Promise<ConsumedRecord[]> {
   return out
 }
 
-
 const metric = async (name: string) => (await processRegistry.getSingleMetricAsString(name)).split('\n')
 
 beforeAll(async () => {

@@ -132,18 +132,9 @@ function sameKeyCount(rows: Array<Record<string, unknown>>, n: number): boolean 
   return true
 }
 
-/** Whether every row has exactly these keys, none of them undefined. */
+/** Whether every row has exactly these keys, none of them undefined (as many keys, and each of these defined). */
 function samePresentColumns(rows: Array<Record<string, unknown>>, columns: string[]): boolean {
-  for (const r of rows) {
-    let n = 0
-    for (const k in r) {
-      if (r[k] === undefined) return false
-      n++
-    }
-    if (n !== columns.length) return false
-    for (const c of columns) if (!(c in r)) return false
-  }
-  return true
+  return sameKeyCount(rows, columns.length) && rows.every((r) => columns.every((c) => r[c] !== undefined))
 }
 
 function jsonLines<Row>(rows: Row[], line: (r: Row) => string): string {
