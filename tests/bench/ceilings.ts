@@ -12,6 +12,7 @@ import { spanV1, traceKey, type SpanRecord } from '@svc/shared/bus/records'
 import { decodeTraceRequest } from '@svc/ingest/otlp/decode'
 import { encodeRows, encoderFor, RowBinaryWriter } from '@svc/shared/store/row-binary'
 import { readMigrations } from '@svc/shared/store/migrate'
+import { STORE_SETTINGS } from '@svc/shared/store/index'
 
 const principal = { org_id: '11111111-1111-5111-8111-111111111111', workspace_id: '22222222-2222-5222-8222-222222222222', project_id: 'bench' }
 
@@ -78,7 +79,7 @@ export async function busCeiling(mode: 'embedded' | 'kafka', env: Record<string,
  */
 export async function clickhouseCeiling(sample: Sample): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'ceiling-ch-'))
-  const client = createClient({ connection: createChdbConnection({ path: join(dir, 'db') }) } as Parameters<typeof createClient>[0])
+  const client = createClient({ connection: createChdbConnection({ path: join(dir, 'db') }), clickhouse_settings: STORE_SETTINGS } as Parameters<typeof createClient>[0])
   for (const m of readMigrations()) for (const q of m.statements) await client.command({ query: q })
   const rows = sample.rows as unknown as Array<Record<string, unknown>>
   const insert = await rowBinaryInserter(client, 'spans_v1', Object.keys(rows[0]!), join(dir, 'batch.bin'))

@@ -17,6 +17,7 @@ import { createClient } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
 import { codingAgentEventV1, codingAgentKey, codingAgentMetricV1 } from '@svc/shared/bus/records'
 import { readMigrations } from '@svc/shared/store/migrate'
+import { STORE_SETTINGS } from '@svc/shared/store/index'
 import { decodeMetricsRequest } from '@svc/ingest/otlp/metrics'
 import { decodeLogsRequest, stripEventText } from '@svc/ingest/otlp/logs'
 import { sessionOf } from '@svc/ingest/routes/coding-agent'
@@ -292,7 +293,7 @@ export function caSample(bodies: CaBody[]): CaSample {
  */
 export async function caClickhouseCeiling(sample: CaSample): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'ceiling-ch-'))
-  const client = createClient({ connection: createChdbConnection({ path: join(dir, 'db') }) } as Parameters<typeof createClient>[0])
+  const client = createClient({ connection: createChdbConnection({ path: join(dir, 'db') }), clickhouse_settings: STORE_SETTINGS } as Parameters<typeof createClient>[0])
   try {
     for (const m of readMigrations()) for (const q of m.statements) await client.command({ query: q })
     const tables: Array<[string, Record<string, unknown>[]]> = [

@@ -167,6 +167,14 @@ describe('store.insert as RowBinary', () => {
     expect(await rowsOf('growing')).toEqual([{ id: 1, note: '' }, { id: 2, note: 'new' }])
   })
 
+  it('leaves copies of a key within one insert to the merges, as copies in different parts (optimize_on_insert off)', async () => {
+    await store.command('CREATE TABLE copies (id UInt32, v UInt32) ENGINE = ReplacingMergeTree(v) ORDER BY id')
+    await store.insert('copies', [{ id: 1, v: 1 }, { id: 1, v: 2 }, { id: 2, v: 1 }])
+    expect(await store.query('SELECT id, v FROM copies ORDER BY id, v')).toEqual([{ id: 1, v: 1 }, { id: 1, v: 2 }, { id: 2, v: 1 }])
+    // What every read of such a table does: the newest copy per key.
+    expect(await store.query('SELECT id, v FROM copies FINAL ORDER BY id')).toEqual([{ id: 1, v: 2 }, { id: 2, v: 1 }])
+  })
+
   it('runs under chdb beside a long read, not behind it (inserts have a connection of their own)', async () => {
     await create('beside', [['id', 'UInt32']])
     // The first insert into a table reads its columns on the store's own connection.
