@@ -93,6 +93,22 @@ describe('kafka bus', () => {
     expect(await bus.produce(t, [])).toEqual([])
   })
 
+  it('concurrent produce calls to several topics, sent together, each get the offsets their records were stored at', async () => {
+    const [a, b] = [await topic(3), await topic(2)]
+    // Forty calls at once: all but the first wait for the request in flight and go out together.
+    const calls = Array.from({ length: 40 }, (_, c) => ({
+      topic: c % 2 ? a : b,
+      records: Array.from({ length: 1 + (c % 5) }, (_, i) => rec(c % 3 ? `k${(c + i) % 7}` : null, `${c}:${i}`)),
+    }))
+    const produced = await Promise.all(calls.map((c) => bus.produce(c.topic, c.records)))
+    const where = new Map<string, string>()
+    produced.forEach((metas, c) => metas.forEach((m, i) => where.set(`${calls[c]!.topic}/${calls[c]!.records[i]!.value.toString()}`, `${m.partition}@${m.offset}`)))
+    expect(where.size).toBe(calls.reduce((n, c) => n + c.records.length, 0))
+    const { got } = await collect({ group: unique('g'), topics: [a, b], ephemeral: true })
+    await eventually(() => got.length >= where.size, 20_000)
+    expect(new Map(got.map((r) => [`${r.topic}/${text(r)}`, `${r.partition}@${r.offset}`]))).toEqual(where)
+  })
+
   it('tells each batch what is left behind it, and asks the limit per partition before each batch', async () => {
     const t = await topic(1)
     await bus.produce(t, Array.from({ length: 30 }, (_, i) => rec('k', String(i))))

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { Kafka, Partitioners, logLevel } from 'kafkajs'
-import type { Admin, Consumer, EachBatchPayload, KafkaMessage, PartitionMetadata, Producer, logCreator } from 'kafkajs'
+import type { Admin, Consumer, EachBatchPayload, KafkaMessage, Message, PartitionMetadata, Producer, logCreator } from 'kafkajs'
 import type { Logger } from '../log.js'
 import { kafkaPartitionForKey } from './murmur2.js'
 import type {
@@ -37,6 +37,8 @@ const RETRY_INITIAL_MS = 200
 const RETRY_MAX_MS = 5000
 // Partition counts only grow, and rarely; a minute-old view costs at most a minute of skew.
 const METADATA_TTL_MS = 60_000
+/** The most key and value bytes one produce request gathers from waiting calls (kafkajs sends one record batch per partition). */
+const MAX_REQUEST_BYTES = 1 << 20
 
 /** Routes kafkajs's structured log entries into our pino logger instead of its own JSON lines. */
 function pinoLogCreator(log: Logger): logCreator {
@@ -142,30 +144,47 @@ export async function createKafkaBus(opts: KafkaBusOptions): Promise<Bus> {
     log.info({ topics: topics.map((t) => t.topic) }, 'created kafka topics')
   }
 
+  // Group commit: the idempotent producer has one request in flight at a time, so a
+  // produce() that arrives meanwhile waits, and all that waited go out together in the
+  // next request (one per broker, one record batch per partition) rather than one
+  // request each. Ingest's concurrent requests then share the acks=all round trips,
+  // and the client and the broker encode and handle fewer, larger batches (bench:ingest
+  // --mode kafka: accepted +40%, end to end +20%). A request that fails fails every call
+  // it carried, and each caller retries (or answers 503) as it would for its own.
+  const waiting: PendingProduce[] = []
+  let sending = false
+
   async function produce(topic: string, records: OutgoingRecord[]): Promise<ProducedRecordMeta[]> {
     if (records.length === 0) return []
     const partitionMetadata = await partitionsOf(topic)
     const partitions = records.map((r) =>
       r.key === null ? partitioner({ topic, partitionMetadata, message: { key: r.key, value: r.value } }) : kafkaPartitionForKey(r.key, partitionMetadata.length),
     )
-    const result = await producer.send({
-      topic,
-      acks: -1,
-      messages: records.map((r, i) => ({ key: r.key, value: r.value, partition: partitions[i] })),
+    return new Promise<ProducedRecordMeta[]>((resolve, reject) => {
+      waiting.push({ topic, records, partitions, resolve, reject })
+      if (!sending) void sendWaiting()
     })
-    const base = new Map<number, bigint>()
-    for (const m of result) {
-      if (m.errorCode !== 0 || m.baseOffset === undefined) throw new Error(`kafka produce to ${topic}[${m.partition}] failed with code ${m.errorCode}`)
-      base.set(m.partition, BigInt(m.baseOffset))
+  }
+
+  async function sendWaiting(): Promise<void> {
+    sending = true
+    while (waiting.length > 0) {
+      const batch = takeRequest(waiting)
+      try {
+        const byTopic = new Map<string, Message[]>()
+        for (const p of batch) {
+          let messages = byTopic.get(p.topic)
+          if (!messages) byTopic.set(p.topic, (messages = []))
+          for (let i = 0; i < p.records.length; i++) messages.push({ key: p.records[i]!.key, value: p.records[i]!.value, partition: p.partitions[i] })
+        }
+        const result = await producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) })
+        const offsets = recordOffsets(batch, result)
+        batch.forEach((p, i) => p.resolve(offsets[i]!))
+      } catch (err) {
+        for (const p of batch) p.reject(err)
+      }
     }
-    const seen = new Map<number, bigint>()
-    return partitions.map((partition) => {
-      const b = base.get(partition)
-      if (b === undefined) throw new Error(`kafka produce to ${topic}: no base offset for partition ${partition}`)
-      const idx = seen.get(partition) ?? 0n
-      seen.set(partition, idx + 1n)
-      return { topic, partition, offset: (b + idx).toString() }
-    })
+    sending = false
   }
 
   async function subscribe(sopts: SubscribeOptions): Promise<Subscription> {
@@ -401,4 +420,52 @@ class KafkaSubscription implements Subscription {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms))
+}
+
+interface PendingProduce {
+  topic: string
+  records: OutgoingRecord[]
+  partitions: number[]
+  resolve(meta: ProducedRecordMeta[]): void
+  reject(err: unknown): void
+}
+
+/**
+ * The waiting produce() calls the next request carries, in arrival order: at least
+ * one, then as many as keep its values within MAX_REQUEST_BYTES (a broker refuses a
+ * partition's record batch past message.max.bytes, 1 MiB by default).
+ */
+function takeRequest(waiting: PendingProduce[]): PendingProduce[] {
+  let bytes = 0
+  let n = 0
+  while (n < waiting.length) {
+    let size = 0
+    for (const r of waiting[n]!.records) size += r.value.length + (r.key?.length ?? 0)
+    if (n > 0 && bytes + size > MAX_REQUEST_BYTES) break
+    bytes += size
+    n++
+  }
+  return waiting.splice(0, n)
+}
+
+/**
+ * Each call's record offsets in one request's result: a partition's messages are
+ * appended in the order the calls were taken, so a record's offset is its
+ * partition's base offset plus the number of that partition's messages before it.
+ */
+function recordOffsets(calls: ReadonlyArray<Pick<PendingProduce, 'topic' | 'partitions'>>, result: ReadonlyArray<{ topicName: string; partition: number; errorCode: number; baseOffset?: string }>): ProducedRecordMeta[][] {
+  const next = new Map<string, bigint>()
+  for (const m of result) {
+    if (m.errorCode !== 0 || m.baseOffset === undefined) throw new Error(`kafka produce to ${m.topicName}[${m.partition}] failed with code ${m.errorCode}`)
+    next.set(`${m.topicName}\u0000${m.partition}`, BigInt(m.baseOffset))
+  }
+  return calls.map(({ topic, partitions }) =>
+    partitions.map((partition) => {
+      const key = `${topic}\u0000${partition}`
+      const offset = next.get(key)
+      if (offset === undefined) throw new Error(`kafka produce to ${topic}: no base offset for partition ${partition}`)
+      next.set(key, offset + 1n)
+      return { topic, partition, offset: offset.toString() }
+    }),
+  )
 }
