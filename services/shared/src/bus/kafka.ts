@@ -37,8 +37,16 @@ const RETRY_INITIAL_MS = 200
 const RETRY_MAX_MS = 5000
 // Partition counts only grow, and rarely; a minute-old view costs at most a minute of skew.
 const METADATA_TTL_MS = 60_000
-/** The most key and value bytes one produce request gathers from waiting calls (kafkajs sends one record batch per partition). */
-const MAX_REQUEST_BYTES = 1 << 20
+/**
+ * The most bytes one produce request gathers from waiting calls: kafkajs sends one
+ * record batch per partition, and a broker refuses a batch past message.max.bytes
+ * (1,048,588 by default), so the whole request stays under it, each record counted
+ * with the most its framing in a batch can take (RECORD_FRAMING_BYTES) beside its key
+ * and value.
+ */
+const MAX_REQUEST_BYTES = 1_000_000
+/** A v2 record's own fields beside key and value: length, attributes, timestamp and offset deltas, key and value lengths, header count. */
+const RECORD_FRAMING_BYTES = 32
 
 /** Routes kafkajs's structured log entries into our pino logger instead of its own JSON lines. */
 function pinoLogCreator(log: Logger): logCreator {
@@ -432,15 +440,16 @@ interface PendingProduce {
 
 /**
  * The waiting produce() calls the next request carries, in arrival order: at least
- * one, then as many as keep its values within MAX_REQUEST_BYTES (a broker refuses a
- * partition's record batch past message.max.bytes, 1 MiB by default).
+ * one, then as many as keep it within MAX_REQUEST_BYTES. A call too large to share a
+ * request goes alone, as every call did before they were gathered, so it cannot fail
+ * the calls it would otherwise have been sent with.
  */
-function takeRequest(waiting: PendingProduce[]): PendingProduce[] {
+export function takeRequest<T extends { records: readonly OutgoingRecord[] }>(waiting: T[]): T[] {
   let bytes = 0
   let n = 0
   while (n < waiting.length) {
     let size = 0
-    for (const r of waiting[n]!.records) size += r.value.length + (r.key?.length ?? 0)
+    for (const r of waiting[n]!.records) size += RECORD_FRAMING_BYTES + r.value.length + (r.key === null ? 0 : Buffer.byteLength(r.key))
     if (n > 0 && bytes + size > MAX_REQUEST_BYTES) break
     bytes += size
     n++
