@@ -47,7 +47,7 @@ try {
     ['project filter', { ...base, includeEmpty: false, project: 'proj-3' }],
     ['1 h window, 12 h ago', { ...base, startNs: mid, endNs: mid + 3600n * 1_000_000_000n }],
     ['page 21 by cursor', { ...base, cursor: deep }],
-    ['grade_min (no scores stored)', { ...base, gradeMinRank: 4 }],
+    ['grade_min=B', { ...base, gradeMinRank: 4 }],
   ]
   const rows: Array<[string, string]> = []
   for (const [name, q] of cases) {

@@ -157,8 +157,7 @@ export function withDeltas(points: Array<{ row: MetricRow; monotonic: boolean }>
   return out
 }
 
-/** The earliest time of each series in a batch: the stored previous point must be older than it. */
-/** Each series' earliest point in a batch (its metric name locates it in the sort key). */
+/** Each series' earliest point in a batch: the stored previous point must be older than it (its metric name locates it in the sort key). */
 export function firstTimes(rows: MetricRow[]): Map<string, { metricName: string; timeNs: string }> {
   const first = new Map<string, { metricName: string; timeNs: string }>()
   for (const r of rows) {

@@ -291,8 +291,9 @@ describe('findUncompletedTraces', () => {
 describe('listTraces against a reference, with traces split over many unmerged rows', () => {
   // traces_v1 and the list's copies of its rows (clickhouse/0025_create_trace_list_indexes.sql).
   const LIST_TABLES = ['traces_v1', 'trace_starts_v1', 'trace_list_v1']
+  const UNMERGED = [...LIST_TABLES, 'trace_grades_v1']
   const WS_REF = '55555555-5555-4555-8555-555555555555'
-  interface Ref { id: string; startMs: number; llm: boolean; project: string }
+  interface Ref { id: string; startMs: number; llm: boolean; project: string; rank?: number; grade?: string }
   const refs = new Map<string, Ref>()
   // A fixed-seed generator keeps the data (and any failure) reproducible.
   let seed = 42
@@ -301,13 +302,25 @@ describe('listTraces against a reference, with traces split over many unmerged r
   beforeAll(async () => {
     // Background merges would fold a trace's rows into one before the queries run;
     // the case under test is the unmerged one.
-    for (const t of LIST_TABLES) await store.command(`SYSTEM STOP MERGES ${t}`)
+    for (const t of UNMERGED) await store.command(`SYSTEM STOP MERGES ${t}`)
     const inserts: ReturnType<typeof span>[][] = [[], [], [], [], []]
     const add = (insert: number, trace: string, n: number, startMs: number, llm: boolean, project: string) => {
       // Received long before the findUncompletedTraces window above, so that test's set is unchanged.
       inserts[insert]!.push(span({ ws: WS_REF, trace, id: sid(trace.slice(0, 1), n), startMs, durMs: 50, llm, project, receivedMs: BASE_MS - 3_600_000 }))
       const r = refs.get(trace)
       refs.set(trace, { id: trace, startMs: Math.min(r?.startMs ?? Infinity, startMs), llm: (r?.llm ?? false) || llm, project })
+    }
+    // Grades as the reliability engine leaves them: most traces graded (rank -1,
+    // ungradeable, to 8), some twice with a different newer grade, some never.
+    const grade = (r: Ref, rank: number, atMs: number) => {
+      r.rank = rank
+      r.grade = `g${rank}`
+      return { workspace_id: WS_REF, trace_id: r.id, grade: r.grade, grade_rank: rank, score: rank * 10, scorer_version: 'cr-1', scored_at: String(atMs), expires_at: EXPIRES }
+    }
+    const grades = async () => {
+      const first = [...refs.values()].filter(() => rand() < 0.8).map((r) => grade(r, Math.floor(rand() * 10) - 1, BASE_MS))
+      await store.insert('trace_scores_v1', first)
+      await store.insert('trace_scores_v1', first.filter(() => rand() < 0.25).map((row) => grade(refs.get(row.trace_id)!, Math.floor(rand() * 10) - 1, BASE_MS + 1000)))
     }
     for (let i = 0; i < 240; i++) {
       const trace = i.toString(16).padStart(32, '0')
@@ -335,10 +348,11 @@ describe('listTraces against a reference, with traces split over many unmerged r
       add(0, busy, n, 900_000 + n, true, 'p0')
       await store.insert('spans_v1', inserts[0])
     }
+    await grades()
   })
 
   afterAll(async () => {
-    for (const t of LIST_TABLES) await store.command(`SYSTEM START MERGES ${t}`)
+    for (const t of UNMERGED) await store.command(`SYSTEM START MERGES ${t}`)
   })
 
   it('sees several rows per trace (merges held back)', async () => {
@@ -348,9 +362,10 @@ describe('listTraces against a reference, with traces split over many unmerged r
     }
   })
 
-  const expected = (f: { includeEmpty: boolean; project?: string; startMs?: number; endMs?: number }) =>
+  const expected = (f: { includeEmpty: boolean; project?: string; startMs?: number; endMs?: number; gradeMin?: number }) =>
     [...refs.values()]
       .filter((r) => (f.includeEmpty || r.llm) && (f.project === undefined || r.project === f.project))
+      .filter((r) => f.gradeMin === undefined || (r.rank !== undefined && r.rank >= f.gradeMin))
       .filter((r) => (f.startMs === undefined || r.startMs >= f.startMs) && (f.endMs === undefined || r.startMs < f.endMs))
       .sort((a, b) => b.startMs - a.startMs || (a.id < b.id ? 1 : -1))
       .map((r) => r.id)
@@ -375,16 +390,25 @@ describe('listTraces against a reference, with traces split over many unmerged r
     { includeEmpty: false, pageSize: 90, project: 'p0' },
     { includeEmpty: false, pageSize: 20, startMs: 100_000, endMs: 400_000 },
     { includeEmpty: true, pageSize: 500 },
-  ])('matches the reference order and membership: %o', async (f) => {
+    { includeEmpty: true, pageSize: 9, gradeMin: 4 },
+    { includeEmpty: false, pageSize: 3, gradeMin: 7 },
+    { includeEmpty: true, pageSize: 25, gradeMin: 0, project: 'p2' },
+    { includeEmpty: true, pageSize: 6, gradeMin: 2, startMs: 100_000, endMs: 400_000 },
+  ])('matches the reference order, membership and grades: %o', async (f) => {
     const rows = await walk({
       pageSize: f.pageSize,
       includeEmpty: f.includeEmpty,
       project: f.project,
       startNs: f.startMs === undefined ? undefined : at(f.startMs),
       endNs: f.endMs === undefined ? undefined : at(f.endMs),
+      gradeMinRank: f.gradeMin,
     })
     expect(ids(rows)).toEqual(expected(f))
-    for (const r of rows) expect(r.trace_start).toBe(nsToIso(at(refs.get(r.trace_id)!.startMs)))
+    for (const r of rows) {
+      const ref = refs.get(r.trace_id)!
+      expect(r.trace_start).toBe(nsToIso(at(ref.startMs)))
+      expect([r.grade, r.score], r.trace_id).toEqual(ref.grade === undefined ? ['', 0] : [ref.grade, ref.rank! * 10])
+    }
   })
 
   it('filters a trace whose spans carry several projects on the project it is listed with', async () => {

@@ -54,7 +54,7 @@ export interface UncompletedTrace {
   trace_end_ns: string
 }
 
-interface ScoreRow {
+export interface ScoreRow {
   trace_id: string
   grade: string
   score: number
@@ -64,14 +64,18 @@ interface ScoreRow {
 // Sums of float costs are rounded so the order ClickHouse adds them in cannot show as noise in the 16th digit.
 export const roundUsd = (n: unknown) => Math.round(Number(n) * 1e10) / 1e10
 
-/** The newest grade of each of these traces (trace_grades_v1: one row per scoring, newest wins). */
-export async function latestScores(store: Store, workspaceId: string, ids: string[], tag: string): Promise<Map<string, ScoreRow>> {
+/**
+ * The newest grade of each of these traces (trace_grades_v1: one row per scoring,
+ * newest wins); with `minRank`, only the traces whose newest grade has at least
+ * that rank (the trace list's grade_min).
+ */
+export async function latestScores(store: Store, workspaceId: string, ids: string[], tag: string, minRank?: number): Promise<Map<string, ScoreRow>> {
   const rows = await store.query<ScoreRow>(
     `SELECT trace_id, argMax(grade, scored_at) AS grade, argMax(score, scored_at) AS score, argMax(scorer_version, scored_at) AS scorer_version
 FROM trace_grades_v1
 WHERE workspace_id = {ws:UUID} AND trace_id IN {ids:Array(String)}
-GROUP BY trace_id`,
-    { ws: workspaceId, ids },
+GROUP BY trace_id${minRank === undefined ? '' : '\nHAVING argMax(grade_rank, scored_at) >= {minRank:Int8}'}`,
+    { ws: workspaceId, ids, ...(minRank === undefined ? {} : { minRank }) },
     { tag },
   )
   return new Map(rows.map((r) => [r.trace_id, { trace_id: r.trace_id, grade: r.grade, score: Number(r.score), scorer_version: r.scorer_version }]))
