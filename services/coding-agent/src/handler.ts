@@ -10,6 +10,7 @@
  */
 import { codingAgentEventV1, codingAgentMetricV1, type CodingAgentEventRecord, type CodingAgentMetricRecord } from '@svc/shared/bus/records'
 import type { ConsumerSpec, Delivered, Rejection } from '@svc/shared/bus/run-consumer'
+import { every, nextTurn } from '@svc/shared/concurrency'
 import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
 import type { Logger } from '@svc/shared/log'
 import { insertCodingAgentRows, previousPoints } from '@svc/shared/store/queries/coding-agent'
@@ -36,7 +37,10 @@ async function landCodingAgentRecords(store: Store, batch: Array<Delivered<Codin
   const events: EventRow[] = []
   const commits: CommitRow[] = []
   const edits: FileEditRow[] = []
+  // In the all-in-one this runs on the thread ingest answers on: let it, now and then (concurrency.ts every).
+  const due = every()
   for (const { value, record } of batch) {
+    if (due()) await nextTurn()
     // Mapping is pure: what throws here throws on every delivery, so it is the record's fault.
     try {
       if (record.topic === TOPICS.codingAgentMetrics) {

@@ -205,4 +205,29 @@ describe('runConsumer', () => {
     expect(handled).toEqual(['bg'])
     await sub.close()
   })
+
+  it("lets the thread's other work run while a background consumer decodes a big batch, not while the hot path does", async () => {
+    const records: ConsumedRecord[] = Array.from({ length: 3000 }, (_, i) => ({
+      topic: TOPIC, partition: 0, offset: String(i), key: Buffer.from(`${WS}:y`), value: alignmentDocumentV1.encode(doc(`y${i}`)), timestamp: 1,
+    }))
+    const ranBeforeHandling = async (background?: ReturnType<typeof backgroundLane>) => {
+      let ran = false
+      let seen: boolean | undefined
+      const handle = consumerBatchHandler<AlignmentDocumentRecord>(bus, {
+        group: 'runner-yield',
+        topics: { [TOPIC]: alignmentDocumentV1 },
+        background,
+        log,
+        handle: async (batch) => {
+          seen = ran
+          expect(batch).toHaveLength(records.length)
+        },
+      })
+      setImmediate(() => (ran = true))
+      await handle(records)
+      return seen
+    }
+    expect(await ranBeforeHandling(backgroundLane(() => false))).toBe(true)
+    expect(await ranBeforeHandling()).toBe(false)
+  })
 })

@@ -24,6 +24,7 @@
  * letters and the commit repeats them (at least once, like every record here).
  */
 import type { BackgroundLane } from '../background-lane.js'
+import { every, nextTurn } from '../concurrency.js'
 import type { Logger } from '../log.js'
 import { consumerBatches, consumerBatchFailures, consumerDeadLetters, consumerHandlerSeconds, consumerRecords, watchConsumerLag } from '../metrics.js'
 import type { AvroType } from './avro.js'
@@ -155,7 +156,10 @@ export function consumerBatchHandler<T>(bus: Bus, spec: ConsumerSpec<T>): (recor
     const started = performance.now()
     const decoded: Array<Delivered<T>> = []
     const letters: DeadLetter[] = []
+    // A background consumer's batch must not hold the thread the hot path shares with it.
+    const due = spec.background ? every() : undefined
     for (const record of records) {
+      if (due?.()) await nextTurn()
       const type = spec.topics[record.topic]
       try {
         if (!type) throw new Error(`no record type for topic ${record.topic}`)
