@@ -51,8 +51,14 @@ export function limitConcurrency(limit: number) {
   }
 }
 
-/** Items a long loop handles between two turns of the event loop (every). */
-export const SLICE_ITEMS = 1024
+/**
+ * Items a long loop handles between two turns of the event loop (every). On
+ * bench:coding-agent, landed records/s with slices of 1,024 / 256 / 128 / 64:
+ * 22,552-24,695 / 26,097-28,002 / 25,842-26,595 / 26,710-27,188 (accept p50 ~21 /
+ * ~18 / ~16 / ~14 ms): smaller slices answer sooner and ingest accepts more, but
+ * below 256 the consumer lands no more of it.
+ */
+export const SLICE_ITEMS = 256
 
 /**
  * For a background consumer's long synchronous loops on the thread that also serves
@@ -60,10 +66,11 @@ export const SLICE_ITEMS = 1024
  * records decoded and mapped in one go held it for tens of milliseconds, and every
  * ingest request waiting on that thread waited for the whole batch):
  * `if (due()) await nextTurn()` lets them run every `n` items. bench:coding-agent,
- * whose exporters each send one request at a time: accept p95 ~80 -> ~60 ms,
- * landed ~22,000 -> ~24,000 records/s. The hot path's own consumer does not yield:
- * there it let ingest accept a third more spans than assembly could land, and
- * freshness under load got worse, not better.
+ * whose exporters each send one request at a time: landed 20,964-22,883 records/s
+ * without (accept p95 66-84 ms), 26,097-28,002 with slices of 256 (accept p95
+ * 44-47 ms). The hot path's own consumer does not yield: there (slices of 1,024)
+ * it let ingest accept a third more spans than assembly could land, and freshness
+ * under load got worse, not better.
  */
 export function every(n = SLICE_ITEMS): () => boolean {
   let i = 0
