@@ -16,12 +16,7 @@
  * ceiling measured in the same run: the bare Avro decode of the same records plus the
  * bare encoding of their rows, the least any consumer of this topic must do.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { createClient } from '@clickhouse/client'
-import { createChdbConnection } from 'chdb/connection'
 import { spanConsumer } from '@svc/assembler/span-consumer'
 import type { SpanRow } from '@svc/assembler/assemble'
 import { TraceTracker } from '@svc/assembler/trace-tracker'
@@ -30,9 +25,8 @@ import { createLogger } from '@svc/shared/log'
 import { spanV1, type SpanRecord } from '@svc/shared/bus/records'
 import { TOPICS } from '@svc/shared/bus/topics'
 import type { ConsumedRecord } from '@svc/shared/bus/types'
-import { readMigrations } from '@svc/shared/store/migrate'
 import { agentTrace, otlpEnvelope } from '../support/traces.js'
-import { rowBinaryEncoder, sampleRecords } from './ceilings.js'
+import { bareChdb, rowBinaryEncoder, sampleRecords } from './ceilings.js'
 import { fmt, progress, summarize, table } from './stats.js'
 
 const { values: args } = parseArgs({ options: { batches: { type: 'string', default: '40' }, batch: { type: 'string', default: '20000' } } })
@@ -46,13 +40,10 @@ for (let i = 0; i < Math.ceil(BATCH / 200); i++) bodies.push(JSON.stringify(otlp
 const sample = sampleRecords(bodies)
 
 progress("reading spans_v1's column types from a migrated chdb")
-const dir = mkdtempSync(join(tmpdir(), 'bench-assembler-'))
-const client = createClient({ connection: createChdbConnection({ path: join(dir, 'db') }) } as Parameters<typeof createClient>[0])
-for (const m of readMigrations()) for (const q of m.statements) await client.command({ query: q })
+const chdb = await bareChdb('bench-assembler-')
 // The span consumer's rows all have spanRow's columns, so one encoder serves every batch.
-const encodeRows = await rowBinaryEncoder(client, 'spans_v1', Object.keys(sample.rows[0]!))
-await client.close()
-rmSync(dir, { recursive: true, force: true })
+const encodeRows = await rowBinaryEncoder(chdb.client, 'spans_v1', Object.keys(sample.rows[0]!))
+await chdb.dispose()
 const encode = (rows: SpanRow[]) => encodeRows(rows as unknown as Array<Record<string, unknown>>).length
 const records: ConsumedRecord[] = sample.records.slice(0, BATCH).map((r, i) => ({ topic: TOPICS.spansRaw, partition: 0, offset: String(i), key: Buffer.from(r.key), value: r.value, timestamp: 0 }))
 

@@ -78,15 +78,35 @@ export async function busCeiling(mode: 'embedded' | 'kafka', env: Record<string,
  * around it).
  */
 export async function clickhouseCeiling(sample: Sample): Promise<number> {
-  const dir = mkdtempSync(join(tmpdir(), 'ceiling-ch-'))
+  const { client, dir, dispose } = await bareChdb('ceiling-ch-')
+  try {
+    const rows = sample.rows as unknown as Array<Record<string, unknown>>
+    const insert = await rowBinaryInserter(client, 'spans_v1', Object.keys(rows[0]!), join(dir, 'batch.bin'))
+    return await concurrently(rows.length, 20_000, 1, (a, b) => insert(rows.slice(a, b)))
+  } finally {
+    await dispose()
+  }
+}
+
+/**
+ * A chdb client on a fresh data directory with every migration applied, sending the
+ * store's settings (STORE_SETTINGS), so a ceiling's inserts cost what the store's
+ * would; `dispose` closes it and removes the directory.
+ */
+export async function bareChdb(prefix: string): Promise<{ client: ClickHouseClient; dir: string; dispose(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
   const client = createClient({ connection: createChdbConnection({ path: join(dir, 'db') }), clickhouse_settings: STORE_SETTINGS } as Parameters<typeof createClient>[0])
-  for (const m of readMigrations()) for (const q of m.statements) await client.command({ query: q })
-  const rows = sample.rows as unknown as Array<Record<string, unknown>>
-  const insert = await rowBinaryInserter(client, 'spans_v1', Object.keys(rows[0]!), join(dir, 'batch.bin'))
-  const rate = await concurrently(rows.length, 20_000, 1, (a, b) => insert(rows.slice(a, b)))
-  await client.close()
-  rmSync(dir, { recursive: true, force: true })
-  return rate
+  const dispose = async () => {
+    await client.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  try {
+    for (const m of readMigrations()) for (const q of m.statements) await client.command({ query: q })
+  } catch (err) {
+    await dispose()
+    throw err
+  }
+  return { client, dir, dispose }
 }
 
 /** Rows of `table` with these columns as the store encodes them: RowBinaryWithNamesAndTypes with the table's own column types. */

@@ -9,20 +9,14 @@
  * series grows at every export, so the usage totals reach the expected figures only
  * when the last accepted point of every series has landed.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
-import { createClient } from '@clickhouse/client'
-import { createChdbConnection } from 'chdb/connection'
 import { codingAgentEventV1, codingAgentKey, codingAgentMetricV1 } from '@svc/shared/bus/records'
-import { readMigrations } from '@svc/shared/store/migrate'
-import { STORE_SETTINGS } from '@svc/shared/store/index'
 import { decodeMetricsRequest } from '@svc/ingest/otlp/metrics'
 import { decodeLogsRequest, stripEventText } from '@svc/ingest/otlp/logs'
 import { sessionOf } from '@svc/ingest/routes/coding-agent'
 import { mapEvent, metricPoint, withDeltas } from '@svc/coding-agent/map'
-import { rowBinaryInserter } from './ceilings.js'
+import { bareChdb, rowBinaryInserter } from './ceilings.js'
 
 /** What the usage endpoint's totals gain when a body has landed. */
 export interface Totals {
@@ -292,10 +286,8 @@ export function caSample(bodies: CaBody[]): CaSample {
  * INFILE), without the consumer's previous-point lookups or the bus around it.
  */
 export async function caClickhouseCeiling(sample: CaSample): Promise<number> {
-  const dir = mkdtempSync(join(tmpdir(), 'ceiling-ch-'))
-  const client = createClient({ connection: createChdbConnection({ path: join(dir, 'db') }), clickhouse_settings: STORE_SETTINGS } as Parameters<typeof createClient>[0])
+  const { client, dir, dispose } = await bareChdb('ceiling-ch-')
   try {
-    for (const m of readMigrations()) for (const q of m.statements) await client.command({ query: q })
     const tables: Array<[string, Record<string, unknown>[]]> = [
       ['coding_agent_metrics_v1', sample.rows.metrics],
       ['coding_agent_events_v1', sample.rows.events],
@@ -309,7 +301,6 @@ export async function caClickhouseCeiling(sample: CaSample): Promise<number> {
     }
     return (sample.rows.metrics.length + sample.rows.events.length) / ((performance.now() - t0) / 1000)
   } finally {
-    await client.close()
-    rmSync(dir, { recursive: true, force: true })
+    await dispose()
   }
 }
