@@ -9,7 +9,7 @@
  * without HTTP, auth and JSON), and the bare engine's floor for one round trip
  * (SELECT 1), with our first page as a ratio of each.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '@svc/shared/config'
@@ -29,6 +29,8 @@ const RUNS = Number(args.runs)
 // --data-dir keeps the seeded data for the next run (seeding 100M spans takes minutes); a fresh temporary directory otherwise.
 const KEEP = args['data-dir'] !== undefined
 const SEEDED_MARK = `.bench-query-seeded-${SPANS}`
+// Polls of system.merges, 10 s apart, before timing starts anyway (a 100M-span load settled in about a minute here).
+const MAX_MERGE_WAITS = 90
 const KEY = 'dr_benchQueryKey000000000000000000000000001'
 
 const dataDir = KEEP ? resolve(args['data-dir']!) : mkdtempSync(join(REPO_ROOT, '.bench-data-'))
@@ -41,6 +43,8 @@ const workspaceId = stableUuid(`workspace:${stableUuid('org:bench')}:bench`)
 
 if (existsSync(join(dataDir, SEEDED_MARK))) progress(`reusing ${fmt(SPANS)} seeded spans in ${dataDir}`)
 else {
+  // The seed's sums add up: seeding over a run that stopped part way would count its spans twice.
+  if (KEEP && existsSync(dataDir) && readdirSync(dataDir).length > 0) throw new Error(`${dataDir} holds no finished seed of ${fmt(SPANS)} spans (${SEEDED_MARK} is missing): remove it or name an empty directory`)
   progress(`seeding ${fmt(SPANS)} spans into ${dataDir}`)
   mkdirSync(dataDir, { recursive: true })
   const log = createLogger({ level: 'warn' })
@@ -50,7 +54,7 @@ else {
   await seedSpans(store, { workspaceId, spans: SPANS })
   progress(`seeded in ${fmt((performance.now() - t0) / 1000, 1)} s`)
   // A bulk load leaves merges running for minutes; timed reads would share the cores with them.
-  for (let merging = await runningMerges(store); merging > 0; merging = await runningMerges(store)) {
+  for (let merging = await runningMerges(store), waits = 0; merging > 0 && waits < MAX_MERGE_WAITS; merging = await runningMerges(store), waits++) {
     progress(`waiting for ${merging} background merge(s) to finish`)
     await new Promise((r) => setTimeout(r, 10_000))
   }
