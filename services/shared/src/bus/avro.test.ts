@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs'
 import avro from 'avsc'
 import { describe, expect, it } from 'vitest'
 import { SCHEMA_DIR } from './avro.js'
-import { deadLetterV1 } from './records.js'
+import { deadLetterV1, spanV1, type SpanRecord } from './records.js'
+
+const SPAN: SpanRecord = {
+  org_id: 'o', workspace_id: 'w', project_id: 'p', trace_id: 't', span_id: 's', parent_span_id: '', name: 'n', kind: 'INTERNAL',
+  start_time_unix_nano: 1_764_340_000_123_456_789n, end_time_unix_nano: 1_764_340_000_223_456_789n, status_code: 'OK', status_message: '',
+  service_name: '', scope_name: '', resource_attributes: {}, attributes: { a: 'b' }, json_attribute_keys: [], events_json: '[]', links_json: '[]', received_at_ms: 0,
+}
 
 describe('loadAvroType', () => {
   it('reads a record written before the trailing fields with defaults were added', () => {
@@ -64,5 +70,26 @@ describe('loadAvroType', () => {
       expect(deadLetterV1.decode(buf).original_offset).toBe(typeof n === 'number' ? n + 0 : n)
     }
     expect(() => deadLetterV1.encode({ org_id: 'o', workspace_id: 'w', source: 's', reason: 'r', payload: '', received_at_ms: 7, original_offset: 2n ** 63n })).toThrow(RangeError)
+    expect(() => deadLetterV1.encode({ org_id: 'o', workspace_id: 'w', source: 's', reason: 'r', payload: '', received_at_ms: 7, original_offset: 1.5 })).toThrow()
+
+    // Every magnitude, both signs, as number and as bigint, against avsc's own varint (numbers) and the 8-byte reference.
+    let seed = 7
+    const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31)
+    for (let i = 0; i < 5000; i++) {
+      const bits = 1 + Math.floor(rand() * 63)
+      const magnitude = BigInt(Math.floor(rand() * 2 ** 30)) * 2n ** BigInt(Math.max(0, bits - 30)) + BigInt(Math.floor(rand() * 2 ** Math.min(bits, 30)))
+      const v = BigInt.asIntN(64, rand() < 0.5 ? -magnitude : magnitude)
+      const n = v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v
+      for (const given of typeof n === 'number' ? [n, v] : [v]) {
+        const letter = { org_id: 'o', workspace_id: 'w', source: 's', reason: 'r', payload: '', received_at_ms: 7, original_offset: given }
+        const buf = deadLetterV1.encode(letter)
+        expect(buf.equals(reference.toBuffer(letter)), String(v)).toBe(true)
+        expect(deadLetterV1.decode(buf).original_offset).toBe(n)
+        // A span ends with a long: cut inside its varint, the decode refuses the record.
+        const span = spanV1.encode({ ...SPAN, received_at_ms: given as number })
+        expect(spanV1.decode(span).received_at_ms).toBe(n)
+        if (span[span.length - 2]! & 0x80) expect(() => spanV1.decode(span.subarray(0, span.length - 1))).toThrow()
+      }
+    }
   })
 })
