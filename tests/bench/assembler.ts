@@ -8,25 +8,26 @@
  *
  * The spans are bench:ingest's (agent traces of 20 spans, 10 per request), as the
  * Avro records ingest produces. Each batch goes through what the service does with
- * it on the main thread: the runner's decoding, the span consumer's handler (rows,
- * dead-letter checks, repeats, the trace tracker) and the batch writer's encoding of
- * the rows as the store sends them (RowBinaryWithNamesAndTypes, with spans_v1's own
- * column types); the store's look-ups answer "nothing stored yet" at once, as for
+ * it on the main thread: the consumer runner (decoding each record as the handler
+ * reads it), the span consumer's handler (rows, dead-letter checks, repeats, the
+ * trace tracker, each row's encoding as the store sends it: RowBinaryWithNamesAndTypes
+ * with spans_v1's own column types); the store's look-ups answer "nothing stored yet" at once, as for
  * new traces. Prints spans/s and µs per span, per-batch latency p50/p95/p99, and the
  * ceiling measured in the same run: the bare Avro decode of the same records plus the
  * bare encoding of their rows, the least any consumer of this topic must do.
  */
 import { parseArgs } from 'node:util'
 import { spanConsumer } from '@svc/assembler/span-consumer'
-import type { SpanRow } from '@svc/assembler/assemble'
+import { SPAN_COLUMNS, type SpanRow } from '@svc/assembler/assemble'
 import { TraceTracker } from '@svc/assembler/trace-tracker'
 import { loadPriceTable } from '@svc/shared/domain/pricing'
 import { createLogger } from '@svc/shared/log'
-import { spanV1, type SpanRecord } from '@svc/shared/bus/records'
+import { spanV1 } from '@svc/shared/bus/records'
+import { consumerBatchHandler } from '@svc/shared/bus/run-consumer'
 import { TOPICS } from '@svc/shared/bus/topics'
-import type { ConsumedRecord } from '@svc/shared/bus/types'
+import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
 import { agentTrace, otlpEnvelope } from '../support/traces.js'
-import { bareChdb, rowBinaryEncoder, sampleRecords } from './ceilings.js'
+import { bareChdb, rowBinaryEncoder, sampleRecords, tableEncoding } from './ceilings.js'
 import { fmt, progress, summarize, table } from './stats.js'
 
 const { values: args } = parseArgs({ options: { batches: { type: 'string', default: '40' }, batch: { type: 'string', default: '20000' } } })
@@ -43,6 +44,7 @@ progress("reading spans_v1's column types from a migrated chdb")
 const chdb = await bareChdb('bench-assembler-')
 // The span consumer's rows all have spanRow's columns, so one encoder serves every batch.
 const encodeRows = await rowBinaryEncoder(chdb.client, 'spans_v1', Object.keys(sample.rows[0]!))
+const encoding = await tableEncoding(chdb.client, 'spans_v1', SPAN_COLUMNS)
 await chdb.dispose()
 const encode = (rows: SpanRow[]) => encodeRows(rows as unknown as Array<Record<string, unknown>>).length
 const records: ConsumedRecord[] = sample.records.slice(0, BATCH).map((r, i) => ({ topic: TOPICS.spansRaw, partition: 0, offset: String(i), key: Buffer.from(r.key), value: r.value, timestamp: 0 }))
@@ -50,8 +52,9 @@ const records: ConsumedRecord[] = sample.records.slice(0, BATCH).map((r, i) => (
 const log = createLogger({ level: 'warn' })
 const prices = loadPriceTable()
 const tracker = new TraceTracker(5000)
+let bytes = 0
 const consumer = spanConsumer({
-  sink: { add: async (rows) => void encode(rows) },
+  sink: { encoding: async () => encoding, add: async (rows) => void (bytes += rows.body().length) },
   tracker,
   log,
   maxBatchRecords: BATCH,
@@ -77,10 +80,8 @@ async function time(what: string, run: () => Promise<void>): Promise<number[]> {
   return ms
 }
 
-const ours = await time('the span consumer', async () => {
-  const decoded = records.map((record) => ({ value: spanV1.decode(record.value) as SpanRecord, record }))
-  await consumer.handle(decoded, { closing: false, records })
-})
+const handle = consumerBatchHandler({} as Bus, consumer)
+const ours = await time('the span consumer', () => handle(records))
 const rows = sample.rows.slice(0, records.length)
 const bare = await time('the ceiling (bare decode + encode)', async () => {
   for (const r of records) spanV1.decode(r.value)

@@ -10,7 +10,7 @@ import { loadPriceTable } from '@svc/shared/domain/pricing'
 import { createEmbeddedBus } from '@svc/shared/bus/embedded/index'
 import { spanV1, traceKey, type SpanRecord } from '@svc/shared/bus/records'
 import { decodeTraceRequest } from '@svc/ingest/otlp/decode'
-import { encodeRows, encoderFor, RowBinaryWriter } from '@svc/shared/store/row-binary'
+import { encodeRows, encoderFor, rowEncoding, RowBinaryWriter, type Encode, type RowEncoding } from '@svc/shared/store/row-binary'
 import { readMigrations } from '@svc/shared/store/migrate'
 import { STORE_SETTINGS } from '@svc/shared/store/index'
 
@@ -109,13 +109,23 @@ export async function bareChdb(prefix: string): Promise<{ client: ClickHouseClie
   return { client, dir, dispose }
 }
 
-/** Rows of `table` with these columns as the store encodes them: RowBinaryWithNamesAndTypes with the table's own column types. */
-export async function rowBinaryEncoder(client: ClickHouseClient, table: string, columns: string[]): Promise<(rows: ReadonlyArray<Record<string, unknown>>) => Buffer> {
+async function columnTypes(client: ClickHouseClient, table: string, columns: readonly string[]): Promise<{ types: string[]; encoders: Encode[] }> {
   const described = await (await client.query({ query: `DESCRIBE TABLE ${table}`, format: 'JSONEachRow' })).json<{ name: string; type: string }>()
   const types = columns.map((c) => described.find((d) => d.name === c)!.type)
-  const encoders = types.map((t) => encoderFor(t)!)
+  return { types, encoders: types.map((t) => encoderFor(t)!) }
+}
+
+/** Rows of `table` with these columns as the store encodes them: RowBinaryWithNamesAndTypes with the table's own column types. */
+export async function rowBinaryEncoder(client: ClickHouseClient, table: string, columns: string[]): Promise<(rows: ReadonlyArray<Record<string, unknown>>) => Buffer> {
+  const { types, encoders } = await columnTypes(client, table, columns)
   const writer = new RowBinaryWriter()
   return (rows) => encodeRows(writer, columns, types, encoders, rows)
+}
+
+/** What Store.rowEncoding answers for these columns of `table`. */
+export async function tableEncoding(client: ClickHouseClient, table: string, columns: readonly string[]): Promise<RowEncoding> {
+  const { types, encoders } = await columnTypes(client, table, columns)
+  return rowEncoding(columns, types, encoders)
 }
 
 /** Inserts of rows into `table` as the store sends them under chdb: rowBinaryEncoder's bytes written to `file`, then INSERT ... FROM INFILE. */

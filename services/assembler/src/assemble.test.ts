@@ -55,10 +55,11 @@ describe('spanRow', () => {
 describe('newestPerSpan', () => {
   const row = (span: string, receivedMs: number) => ({ ...spanRow({ ...base, span_id: span.repeat(16), received_at_ms: receivedMs }, ctx) })
 
-  it('keeps one copy of each span, the one received last, in the order spans first appear', () => {
-    const rows = [row('1', 10), row('2', 10), row('1', 30), row('3', 10), row('1', 20)]
+  it('keeps one copy of each span, the one received last (of equal times the later), in batch order', () => {
+    const rows = [row('1', 10), row('2', 10), row('1', 30), row('3', 10), row('1', 20), row('2', 10)]
     const newest = newestPerSpan(rows)
-    expect(newest.rows.map((r) => [r.span_id[0], r.received_at])).toEqual([['1', '30'], ['2', '10'], ['3', '10']])
+    expect(newest.rows).toEqual([rows[2], rows[3], rows[5]])
+    expect(newest.rows.map((r) => [r.span_id[0], r.received_at])).toEqual([['1', '30'], ['3', '10'], ['2', '10']])
     expect(newest.keys).toEqual(newest.rows.map(spanKey))
     const unique = [row('1', 10), row('2', 10)]
     expect(newestPerSpan(unique)).toEqual({ rows: unique, keys: unique.map(spanKey) })

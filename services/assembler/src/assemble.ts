@@ -49,6 +49,20 @@ export interface SpanRow {
   [column: string]: unknown
 }
 
+/**
+ * spans_v1's columns as the span consumer writes them (RowBinary is by name, so
+ * any order): first_delivery last, the one byte set after the row is encoded,
+ * once the batch's look-up of stored copies has answered (EncodedRows.setLastByte).
+ */
+export const SPAN_COLUMNS: ReadonlyArray<keyof SpanRow & string> = [
+  'org_id', 'workspace_id', 'project_id', 'trace_id', 'span_id', 'parent_span_id', 'name', 'kind',
+  'start_time', 'end_time', 'duration_ns', 'status_code', 'status_message', 'service_name', 'scope_name',
+  'model', 'provider', 'span_type', 'input_tokens', 'output_tokens', 'cache_read_tokens',
+  'cache_write_tokens', 'reasoning_tokens', 'cost_usd', 'cost_source', 'pricing_version', 'is_llm',
+  'resource_attributes', 'attributes', 'json_attribute_keys', 'events', 'links', 'received_at', 'expires_at',
+  'batch_id', 'first_delivery',
+]
+
 const NS_PER_HOUR = 3_600_000_000_000n
 
 /** What a row needs beyond its record: the workspace's settings and the price table in force. */
@@ -127,27 +141,54 @@ export const spanKey = (r: { workspace_id: string; trace_id: string; span_id: st
 
 /**
  * One row per span of a batch: the copy received last (what spans_v1's
- * ReplacingMergeTree(received_at) keeps), in the order spans first appear. A
- * batch then holds at most one copy of a span, so its first copy can only be
+ * ReplacingMergeTree(received_at) keeps; of equal times, the later in the batch).
+ * A batch then holds at most one copy of a span, so its first copy can only be
  * replaced in spans_v1 by a copy of a later batch, stored after it was counted
  * (or reconciled): which is what lets a replay trust a surviving first copy's
  * batch to say whether the roll-ups counted it (store/queries/rollups.ts).
+ * Rows are told one at a time, as the span consumer encodes them.
  */
-export function newestPerSpan(rows: SpanRow[]): { rows: SpanRow[]; keys: string[] } {
-  const bySpan = new Map<string, SpanRow>()
-  const keys: string[] = new Array(rows.length)
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i]!
-    const key = (keys[i] = spanKey(row))
-    const seen = bySpan.get(key)
-    if (!seen) bySpan.set(key, row)
-    else if (Number(row.received_at) >= Number(seen.received_at)) {
-      // Re-inserting keeps the first-seen position while taking the newer copy.
-      bySpan.set(key, row)
-    }
+export class SpanCopies {
+  private readonly receivedMs: number[] = []
+  private readonly superseded: number[] = []
+
+  /**
+   * Tells the next row (index: the rows told so far), a copy of span `spanId` received
+   * at `receivedMs`; `seen` maps its trace's span ids to the copy kept so far (one map
+   * per trace, so no key is built per span).
+   */
+  add(seen: Map<string, number>, spanId: string, receivedMs: number): void {
+    const index = this.receivedMs.length
+    this.receivedMs.push(receivedMs)
+    const kept = seen.get(spanId)
+    if (kept === undefined) seen.set(spanId, index)
+    else if (receivedMs >= this.receivedMs[kept]!) {
+      this.superseded.push(kept)
+      seen.set(spanId, index)
+    } else this.superseded.push(index)
   }
-  // The keys come along so the batch builds each span's key once (markFirstDeliveries takes them).
-  return rows.length === bySpan.size ? { rows, keys } : { rows: [...bySpan.values()], keys: [...bySpan.keys()] }
+
+  /** The indices of the rows kept, ascending; null when every row is. */
+  kept(): number[] | null {
+    if (this.superseded.length === 0) return null
+    const drop = new Set(this.superseded)
+    return this.receivedMs.map((_, i) => i).filter((i) => !drop.has(i))
+  }
+}
+
+/** SpanCopies over rows at hand: the rows kept, in batch order, with their keys. */
+export function newestPerSpan(rows: SpanRow[]): { rows: SpanRow[]; keys: string[] } {
+  const copies = new SpanCopies()
+  const traces = new Map<string, Map<string, number>>()
+  for (const r of rows) {
+    const trace = traceKey(r.workspace_id, r.trace_id)
+    let seen = traces.get(trace)
+    if (!seen) traces.set(trace, (seen = new Map()))
+    copies.add(seen, r.span_id, Number(r.received_at))
+  }
+  const kept = copies.kept()
+  const out = kept ? kept.map((i) => rows[i]!) : rows
+  return { rows: out, keys: out.map(spanKey) }
 }
 
 /**

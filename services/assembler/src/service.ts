@@ -14,7 +14,7 @@ import { reconcileTraceTotals, storedSpans, tracesWithTotals } from '@svc/shared
 import { traceKey } from '@svc/shared/bus/records'
 import { findUncompletedTraces } from '@svc/shared/store/queries/traces'
 import type { Store } from '@svc/shared/store/types'
-import { spanKey } from './assemble.js'
+import { SPAN_COLUMNS, spanKey } from './assemble.js'
 import { emitCompletions } from './completion.js'
 import { budgetWatch } from './budget-watch.js'
 import { deadLetterSinkConsumer } from './dead-letter-sink.js'
@@ -127,7 +127,14 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
   const subs: Subscription[] = []
   const load = hotPathLoad()
   const spans = spanConsumer({
-    sink: writer,
+    sink: {
+      async encoding() {
+        const encoding = await store.rowEncoding('spans_v1', SPAN_COLUMNS)
+        if (!encoding) throw new Error('spans_v1 has a column the assembler cannot write as RowBinary')
+        return encoding
+      },
+      add: (rows) => writer.add(rows),
+    },
     tracker,
     log,
     maxBatchRecords: config.SVC_ASSEMBLER_BATCH_ROWS,

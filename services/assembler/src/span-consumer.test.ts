@@ -1,11 +1,12 @@
 import { loadPriceTable } from '@svc/shared/domain/pricing'
 import { describe, expect, it } from 'vitest'
-import { spanV1, traceKey, type SpanRecord } from '@svc/shared/bus/records'
+import { deadLetterV1, spanV1, traceKey, type SpanRecord } from '@svc/shared/bus/records'
 import { consumerBatchHandler } from '@svc/shared/bus/run-consumer'
 import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
 import { createLogger } from '@svc/shared/log'
-import { spanKey, type SpanRow } from './assemble.js'
-import { spanConsumer, tracesOf } from './span-consumer.js'
+import { EncodedRows, NotEncodable, type RowEncoding } from '@svc/shared/store/row-binary'
+import { SPAN_COLUMNS, spanKey, type SpanRow } from './assemble.js'
+import { spanConsumer } from './span-consumer.js'
 import { TraceTracker } from './trace-tracker.js'
 
 const WS = '22222222-2222-5222-8222-222222222222'
@@ -18,33 +19,85 @@ const record = (trace: string, span: string, offset: number, partition = 0, ws =
   return { topic: 'spans.raw.v1', partition, offset: String(offset), key: Buffer.from(traceKey(ws, trace.repeat(32))), value: spanV1.encode(value), timestamp: 0 }
 }
 
+/**
+ * An encoding that writes a row as its index among the rows written (4 bytes) and
+ * its first_delivery (the last byte, as in spans_v1's SPAN_COLUMNS), so a test can
+ * read back which rows an insert carried and how; a span named in `refuse` has no
+ * binary form (after its first bytes are written, as a real encoder may fail midway).
+ */
+function indexEncoding(refuse = new Set<string>()) {
+  const written: SpanRow[] = []
+  const encoding: RowEncoding = {
+    columns: SPAN_COLUMNS,
+    header: Buffer.alloc(0),
+    writeRow(w, row) {
+      w.reserve(5)
+      w.buf.writeUInt32LE(written.length, w.pos)
+      w.pos += 4
+      if (refuse.has(row.span_id as string)) throw new NotEncodable('no binary form')
+      w.buf[w.pos++] = row.first_delivery as number
+      written.push(row as SpanRow)
+    },
+  }
+  const read = (rows: EncodedRows): SpanRow[] => {
+    const body = rows.body()
+    const out: SpanRow[] = []
+    for (let p = 0; p < body.length; p += 5) out.push({ ...written[body.readUInt32LE(p)]!, first_delivery: body[p + 4]! })
+    return out
+  }
+  return { encoding, read }
+}
+
 /** The handler against an in-memory "store": what it stores, and what it asks to reconcile. */
-function harness(guard: number, withTotals: (trace: string) => boolean = () => true, retentionHours: (ws: string) => number = () => 24) {
+function harness(guard: number, withTotals: (trace: string) => boolean = () => true, retentionHours: (ws: string) => number = () => 24, refuse?: Set<string>, bus = {} as Bus) {
   const stored = new Map<string, SpanRow>()
+  const inserts: SpanRow[][] = []
+  const asked: string[][] = []
+  const enc = indexEncoding(refuse)
   const reconciled: string[][] = []
-  const handle = consumerBatchHandler({} as Bus, spanConsumer({
+  const handle = consumerBatchHandler(bus, spanConsumer({
     maxBatchRecords: 1000,
     log: createLogger({ level: 'silent' }),
     tracker: new TraceTracker(60_000),
     rowContextFor: (ws) => ({ retentionHours: retentionHours(ws), costProvider: 'openai', prices: loadPriceTable() }),
-    sink: { add: async (rows) => void rows.forEach((r) => stored.has(spanKey(r)) || stored.set(spanKey(r), r)) },
-    storedSpans: async (traces) => new Set([...stored.keys()].filter((k) => traces.some((t) => k.startsWith(`${traceKey(t.workspace_id, t.trace_id)}:`)))),
+    sink: {
+      encoding: async () => enc.encoding,
+      async add(rows) {
+        const read = enc.read(rows)
+        inserts.push(read)
+        for (const r of read) if (!stored.has(spanKey(r))) stored.set(spanKey(r), r)
+      },
+    },
+    storedSpans: async (traces) => (asked.push(traces.map((t) => `${t.workspace_id === WS ? 'ws' : 'other'}:${t.trace_id[0]}`)), new Set([...stored.keys()].filter((k) => traces.some((t) => k.startsWith(`${traceKey(t.workspace_id, t.trace_id)}:`))))),
     tracesWithTotals: async (traces) => new Set(traces.filter((t) => withTotals(t.trace_id[0]!)).map((t) => traceKey(t.workspace_id, t.trace_id))),
     reconcile: async (traces) => (reconciled.push(traces.map((t) => t.trace_id[0]!).sort()), 0),
     reconcileRollups: async () => {},
     nextBatchId: () => '1',
     replayGuardRecords: guard,
   }))
-  return { handle, stored, reconciled }
+  return { handle, stored, reconciled, inserts, asked }
 }
 
 describe('spanBatchHandler', () => {
-  it('marks spans already stored, or repeated in the batch, as repeats', async () => {
+  it('stores one copy of a span repeated in the batch (the newest), and marks spans already stored as repeats', async () => {
     const h = harness(0)
-    await h.handle([record('a', '1', 0), record('a', '2', 1), record('a', '1', 2)])
-    await h.handle([record('a', '2', 3), record('a', '3', 4)])
-    const firsts = [...h.stored.values()].map((r) => [r.span_id[0], r.first_delivery])
-    expect(firsts).toEqual([['1', 1], ['2', 1], ['3', 1]])
+    const newer = (trace: string, span: string, offset: number) => {
+      const r = record(trace, span, offset)
+      return { ...r, value: spanV1.encode({ ...spanV1.decode(r.value), received_at_ms: 1_700_000_003_000 }) }
+    }
+    await h.handle([record('a', '1', 0), record('a', '2', 1), newer('a', '1', 2), record('a', '1', 3)])
+    expect(h.inserts[0]!.map((r) => [r.span_id[0], r.received_at, r.first_delivery])).toEqual([['2', '1700000002000', 1], ['1', '1700000003000', 1]])
+    await h.handle([record('a', '2', 4), record('a', '3', 5), record('b', '2', 6)])
+    expect(h.inserts[1]!.map((r) => [r.trace_id[0], r.span_id[0], r.first_delivery])).toEqual([['a', '2', 0], ['a', '3', 1], ['b', '2', 1]])
+  })
+
+  it('dead-letters a span whose row has no binary form, storing the rest of the batch intact', async () => {
+    const letters: Array<{ topic: string; value: Buffer }> = []
+    const bus = { produce: async (topic: string, recs: Array<{ value: Buffer }>) => void letters.push(...recs.map((r) => ({ topic, value: r.value }))) } as unknown as Bus
+    const h = harness(0, () => true, () => 24, new Set(['2'.repeat(16)]), bus)
+    await h.handle([record('a', '1', 0), record('a', '2', 1), record('a', '3', 2)])
+    expect(letters.map((l) => [l.topic, deadLetterV1.decode(l.value).original_offset, deadLetterV1.decode(l.value).reason])).toEqual([['spans.raw.v1.dlq', 1, 'unstorable span: no binary form']])
+    expect(h.inserts[0]!.map((r) => [r.span_id[0], r.first_delivery])).toEqual([['1', 1], ['3', 1]])
   })
 
   it("gives each span its own workspace's context when workspaces alternate in a batch", async () => {
@@ -55,6 +108,8 @@ describe('spanBatchHandler', () => {
     expect([...h.stored.values()].map((r) => [r.workspace_id === WS ? 'ws' : 'other', r.expires_at - start])).toEqual([
       ['ws', 24 * 3600], ['other', 48 * 3600], ['ws', 24 * 3600], ['other', 48 * 3600], ['other', 48 * 3600],
     ])
+    // Each trace's stored copies are asked for once, in first-seen order; a trace id in two workspaces is two traces.
+    expect(h.asked).toEqual([['ws:a', 'other:a', 'ws:b', 'other:b', 'other:c']])
   })
 
   it('reconciles the traces of the first records after a start, a gap or a retried batch, and not otherwise', async () => {
@@ -79,17 +134,5 @@ describe('spanBatchHandler', () => {
     expect(h.reconciled).toEqual([['a']])
     await h.handle([record('c', '1', 0), record('d', '1', 1)]) // replayed again: c's span is stored now
     expect(h.reconciled.at(-1)).toEqual(['c'])
-  })
-})
-
-describe('tracesOf', () => {
-  const row = (ws: string, trace: string) => ({ workspace_id: ws, trace_id: trace }) as SpanRow
-  it('lists each trace once, in first-seen order, a trace id in two workspaces as two traces', () => {
-    const rows = [row('w', 'a'), row('w', 'a'), row('w', 'b'), row('w', 'a'), row('v', 'a'), row('v', 'a'), row('w', 'b')]
-    expect(tracesOf(rows)).toEqual([
-      { workspace_id: 'w', trace_id: 'a' },
-      { workspace_id: 'w', trace_id: 'b' },
-      { workspace_id: 'v', trace_id: 'a' },
-    ])
   })
 })

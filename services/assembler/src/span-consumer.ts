@@ -4,12 +4,15 @@ import { isStorableUuid, type ConsumerSpec, type Rejection } from '@svc/shared/b
 import type { TraceRef } from '@svc/shared/store/queries/trace-totals'
 import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
 import type { ConsumedRecord } from '@svc/shared/bus/types'
-import { markFirstDeliveries, newestPerSpan, spanRow, type RowContext, type SpanRow } from './assemble.js'
-import type { TraceTracker } from './trace-tracker.js'
+import { EncodedRows, NotEncodable, type RowEncoding } from '@svc/shared/store/row-binary'
+import { SpanCopies, spanRow, type RowContext, type SpanRow } from './assemble.js'
+import type { ObservedTrace, TraceTracker } from './trace-tracker.js'
 
 export interface SpanSink {
+  /** How spans_v1's SPAN_COLUMNS are written now (the table's column types). */
+  encoding(): Promise<RowEncoding>
   /** Resolves once the rows are stored; the bus commits the batch's offsets only after that. */
-  add(rows: SpanRow[]): Promise<void>
+  add(rows: EncodedRows): Promise<void>
 }
 
 export interface SpanConsumerDeps {
@@ -48,22 +51,6 @@ export function unstorableSpan(span: SpanRecord, row: SpanRow): string | null {
   return null
 }
 
-/** The rows' traces, each once (a batch's spans come trace by trace, so most rows are their predecessor's trace). */
-export function tracesOf(rows: readonly SpanRow[]): TraceRef[] {
-  const seen = new Set<string>()
-  const out: TraceRef[] = []
-  let prev: SpanRow | undefined
-  for (const r of rows) {
-    if (prev && r.trace_id === prev.trace_id && r.workspace_id === prev.workspace_id) continue
-    prev = r
-    const key = traceKey(r.workspace_id, r.trace_id)
-    if (seen.has(key)) continue
-    seen.add(key)
-    out.push({ workspace_id: r.workspace_id, trace_id: r.trace_id })
-  }
-  return out
-}
-
 /**
  * Per partition, which records of a batch belong to a replay: consumption that
  * does not continue where it left off (a start, a rebalance, a retried batch) may
@@ -89,27 +76,43 @@ function replayTracker(guard: number) {
   }
 }
 
+/** What a batch keeps of one trace while its rows are stored (each span's row is encoded at once and let go). */
+interface BatchTrace extends Omit<ObservedTrace, 'spanIds'> {
+  ref: TraceRef
+  /** Its span ids, each with the index of the row kept (the copy received last). */
+  spans: Map<string, number>
+}
+
 /**
  * The assembler's spans.raw.v1 consumer (group assembler): map spans to rows,
  * store them, then track their traces. A span that cannot be stored is rejected
  * (the runner dead-letters it) rather than blocking its partition forever.
+ *
+ * Each record is decoded, mapped and encoded before the next is read (the
+ * runner's decodeAsRead), so of a batch of 20,000 spans only the encoded bytes and
+ * a summary per trace stay alive while the batch's look-ups and insert run.
  */
 export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
   const replays = replayTracker(deps.replayGuardRecords)
+  let bytesPerRow = 1024
   return {
     group: GROUPS.assembler,
     topics: { [TOPICS.spansRaw]: spanV1 },
     maxBatchRecords: deps.maxBatchRecords,
+    decodeAsRead: true,
     log: deps.log,
     async handle(batch, ctx) {
       const inReplay = replays(ctx.records)
       const batchId = deps.nextBatchId()
-      const mapped: SpanRow[] = []
-      const spans: SpanRecord[] = []
+      const rows = new EncodedRows(await deps.sink.encoding(), Math.ceil(ctx.records.length * bytesPerRow * 1.1))
+      const copies = new SpanCopies()
+      const traces = new Map<string, BatchTrace>()
       const rejected: Rejection[] = []
       const replayed = new Map<string, TraceRef>()
       // One workspace's spans come in a row: its context (settings look-ups) is worked out once per run of them.
       let contextOf: { workspaceId: string; ctx: RowContext } | undefined
+      // A batch's spans come trace by trace: a span of the previous span's trace needs no key or look-up.
+      let trace: BatchTrace | undefined
       for (const { value: span, record } of batch) {
         let row: SpanRow | undefined
         let why: string | null
@@ -117,29 +120,50 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
           if (contextOf?.workspaceId !== span.workspace_id) contextOf = { workspaceId: span.workspace_id, ctx: deps.rowContextFor(span.workspace_id) }
           row = spanRow(span, contextOf.ctx)
           why = unstorableSpan(span, row)
+          if (why === null) {
+            row.batch_id = batchId
+            rows.push(row)
+          }
         } catch (err) {
-          why = `unmappable span: ${err instanceof Error ? err.message : String(err)}`
+          why = err instanceof NotEncodable ? `unstorable span: ${err.message}` : `unmappable span: ${err instanceof Error ? err.message : String(err)}`
         }
         if (why !== null || !row) {
           rejected.push({ record, reason: why ?? 'unmappable span', workspaceId: span.workspace_id, orgId: span.org_id })
           continue
         }
-        row.batch_id = batchId
-        mapped.push(row)
-        spans.push(span)
-        if (inReplay.has(record)) replayed.set(traceKey(span.workspace_id, span.trace_id), { workspace_id: span.workspace_id, trace_id: span.trace_id })
+        if (trace?.trace_id !== span.trace_id || trace.workspace_id !== span.workspace_id) trace = batchTrace(traces, span)
+        copies.add(trace.spans, span.span_id, span.received_at_ms)
+        const start = BigInt(span.start_time_unix_nano)
+        const end = BigInt(span.end_time_unix_nano)
+        if (start < trace.startNs) trace.startNs = start
+        if (end > trace.endNs) trace.endNs = end
+        if (span.received_at_ms > trace.receivedMs) trace.receivedMs = span.received_at_ms
+        if (inReplay.has(record)) replayed.set(traceKey(span.workspace_id, span.trace_id), trace.ref)
       }
+      if (rows.count) bytesPerRow = rows.body().length / rows.count
       // Exactly-once sums on at-least-once delivery: a trace's spans all come through
       // this partition, one batch at a time, and each batch is stored before the next
-      // is handled, so the store plus this batch know every earlier copy.
-      const { rows, keys } = newestPerSpan(mapped)
-      if (rows.length) markFirstDeliveries(rows, await deps.storedSpans(tracesOf(rows), [...replayed.values()]), keys)
+      // is handled, so the store plus this batch know every earlier copy. A batch
+      // stores one copy per span (SpanCopies); a copy already stored gets first_delivery 0.
+      const repeats = new Set<string>()
+      if (traces.size) {
+        const stored = await deps.storedSpans([...traces.values()].map((t) => t.ref), [...replayed.values()])
+        if (stored.size)
+          for (const [key, t] of traces)
+            for (const [spanId, index] of t.spans)
+              if (stored.has(`${key}:${spanId}`)) {
+                rows.setLastByte(index, 0)
+                repeats.add(key)
+              }
+      }
+      const kept = copies.kept()
+      if (kept) rows.keep(kept)
       // Of a replay, only traces stored before (spans, or sums) can be off; new ones
       // are counted right by this very insert.
       let suspects: TraceRef[] = []
       if (replayed.size) {
         const withTotals = await deps.tracesWithTotals([...replayed.values()])
-        for (const r of rows) if (r.first_delivery === 0) withTotals.add(traceKey(r.workspace_id, r.trace_id))
+        for (const key of repeats) withTotals.add(key)
         suspects = [...replayed].filter(([key]) => withTotals.has(key)).map(([, ref]) => ref)
       }
       // Before this batch is stored: its own copies are counted by its own insert, and
@@ -151,12 +175,21 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
         if (corrected) deps.log.info({ traces: corrected }, 'corrected trace totals after a replay')
       }
       const now = Date.now()
-      for (const s of spans)
-        deps.tracker.observe(
-          { org_id: s.org_id, workspace_id: s.workspace_id, project_id: s.project_id, trace_id: s.trace_id, span_id: s.span_id, startNs: BigInt(s.start_time_unix_nano), endNs: BigInt(s.end_time_unix_nano), receivedMs: s.received_at_ms },
-          now,
-        )
+      for (const t of traces.values()) deps.tracker.observe({ ...t, spanIds: t.spans.keys() }, now)
       return rejected
     },
   }
+}
+
+/** The batch's summary of this span's trace, begun with the span when it is the trace's first. */
+function batchTrace(traces: Map<string, BatchTrace>, span: SpanRecord): BatchTrace {
+  const key = traceKey(span.workspace_id, span.trace_id)
+  let t = traces.get(key)
+  if (!t) {
+    const ref = { workspace_id: span.workspace_id, trace_id: span.trace_id }
+    const start = BigInt(span.start_time_unix_nano)
+    t = { ...ref, ref, org_id: span.org_id, project_id: span.project_id, spans: new Map(), startNs: start, endNs: BigInt(span.end_time_unix_nano), receivedMs: span.received_at_ms }
+    traces.set(key, t)
+  }
+  return t
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { spanCountOf, TraceTracker, type ObservedSpan } from './trace-tracker.js'
+import { spanCountOf, TraceTracker, type ObservedTrace } from './trace-tracker.js'
 
-const span = (trace: string, id: string, receivedMs: number, startNs = 100n, endNs = 200n): ObservedSpan => ({
-  org_id: 'o', workspace_id: 'w', project_id: 'p', trace_id: trace, span_id: id, startNs, endNs, receivedMs,
+/** A trace as a batch with one of its spans stores it. */
+const span = (trace: string, id: string, receivedMs: number, startNs = 100n, endNs = 200n): ObservedTrace => ({
+  org_id: 'o', workspace_id: 'w', project_id: 'p', trace_id: trace, spanIds: [id], startNs, endNs, receivedMs,
 })
 
 describe('TraceTracker', () => {
@@ -37,6 +38,14 @@ describe('TraceTracker', () => {
     t.observe(span('a', '1', 0), 0)
     t.observe(span('a', '1', 0), 0)
     expect(spanCountOf(t.takeCompleted(10_000)[0]!)).toBe(1)
+  })
+
+  it("takes a batch's spans of a trace at once, each counted once across batches", () => {
+    const t = new TraceTracker(5000)
+    t.observe({ ...span('a', '1', 0, 50n, 60n), spanIds: ['1', '2', '3'] }, 0)
+    t.observe({ ...span('a', '3', 10, 40n, 300n), spanIds: ['3', '4'] }, 10)
+    const [done] = t.takeCompleted(10_000)
+    expect([spanCountOf(done!), done!.startNs, done!.endNs, done!.lastReceivedMs]).toEqual([4, 40n, 300n, 10])
   })
 
   it('waits a short local grace for replayed (old) spans before completing', () => {

@@ -22,12 +22,13 @@ export interface OpenTrace {
   lastSeenLocalMs: number
 }
 
-export interface ObservedSpan {
+/** What one batch stored of a trace: its spans' ids, their earliest start, latest end and newest receipt. */
+export interface ObservedTrace {
   org_id: string
   workspace_id: string
   project_id: string
   trace_id: string
-  span_id: string
+  spanIds: Iterable<string>
   startNs: bigint
   endNs: bigint
   receivedMs: number
@@ -44,8 +45,8 @@ export class TraceTracker {
     return this.open.size
   }
 
-  observe(s: ObservedSpan, nowMs: number): void {
-    // Spans come trace by trace: the previous span's trace, while still open, needs no key or look-up.
+  observe(s: ObservedTrace, nowMs: number): void {
+    // Batches come trace by trace: the previous trace, while still open, needs no key or look-up.
     let t = this.last
     if (!t || t.trace_id !== s.trace_id || t.workspace_id !== s.workspace_id) {
       const key = `${s.workspace_id}:${s.trace_id}`
@@ -56,7 +57,7 @@ export class TraceTracker {
       }
       this.last = t
     }
-    t.spanIds.add(s.span_id)
+    for (const id of s.spanIds) t.spanIds.add(id)
     if (s.startNs < t.startNs) t.startNs = s.startNs
     if (s.endNs > t.endNs) t.endNs = s.endNs
     if (s.receivedMs > t.lastReceivedMs) t.lastReceivedMs = s.receivedMs

@@ -230,4 +230,39 @@ describe('runConsumer', () => {
     expect(await ranBeforeHandling(backgroundLane(() => false))).toBe(true)
     expect(await ranBeforeHandling()).toBe(false)
   })
+
+  it('decodes as the handler reads when asked: one record at a time, poison dead-lettered, what it leaves unread decoded after it', async () => {
+    const landed: DeadLetter[] = []
+    const rec = (offset: number, value: Buffer): ConsumedRecord => ({ topic: TOPIC, partition: 0, offset: String(offset), key: Buffer.from(`${WS}:t`), value, timestamp: 5 })
+    const records = [rec(0, alignmentDocumentV1.encode(doc('a'))), rec(1, Buffer.from('x')), rec(2, alignmentDocumentV1.encode(doc('b'))), rec(3, Buffer.from('y')), rec(4, alignmentDocumentV1.encode(doc('c')))]
+    let decodes = 0
+    const counted = { ...alignmentDocumentV1, decode: (buf: Buffer) => (decodes++, alignmentDocumentV1.decode(buf)) }
+    const seen: string[] = []
+    const handler = consumerBatchHandler(bus, {
+      group: 'runner-as-read',
+      topics: { [TOPIC]: counted },
+      log,
+      decodeAsRead: true,
+      handle: async (batch) => {
+        for (const d of batch) {
+          seen.push(`${d.value.doc_id} after ${decodes} decodes`)
+          if (d.value.doc_id === 'b') break
+        }
+        for (const d of batch) seen.push(`again ${d.value.doc_id}`) // read once: what the first pass read is not read again
+      },
+      landDeadLetters: async (letters) => void landed.push(...letters),
+    })
+    await handler(records)
+    expect(seen).toEqual(['a after 1 decodes', 'b after 3 decodes', 'again c'])
+    expect(decodes).toBe(5)
+    expect(landed.map((d) => [d.record.offset, d.cause])).toEqual([['1', 'undecodable'], ['3', 'undecodable']])
+
+    // A handler that stops early: the records it left are decoded after it, and their poison dead-lettered.
+    landed.length = 0
+    decodes = 0
+    const early = consumerBatchHandler(bus, { group: 'runner-as-read', topics: { [TOPIC]: counted }, log, decodeAsRead: true, handle: async () => {}, landDeadLetters: async (letters) => void landed.push(...letters) })
+    await early(records)
+    expect(decodes).toBe(5)
+    expect(landed.map((d) => d.record.offset)).toEqual(['1', '3'])
+  })
 })

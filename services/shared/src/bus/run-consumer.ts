@@ -73,7 +73,7 @@ export interface ConsumerContext extends BatchContext {
   readonly records: readonly ConsumedRecord[]
 }
 
-export interface ConsumerSpec<T> {
+interface ConsumerSpecBase<T> {
   group: string
   /** Each topic the group reads, with the Avro type of its records. */
   topics: Readonly<Record<string, AvroType<T>>>
@@ -88,8 +88,6 @@ export interface ConsumerSpec<T> {
    * path sharing the process is busy: the all-in-one's background consumers.
    */
   background?: BackgroundLane
-  /** Handles the decoded records; resolves with the ones it can never handle. A throw retries the whole batch. */
-  handle(batch: Array<Delivered<T>>, ctx: ConsumerContext): Promise<Rejection[] | void>
   /** The dead-letter record, when the topic's `.dlq` carries another type than DeadLetter (the engines' EngineJobFailed). */
   encodeDeadLetter?(letter: DeadLetter): Buffer
   /**
@@ -99,6 +97,27 @@ export interface ConsumerSpec<T> {
   landDeadLetters?(letters: DeadLetter[]): Promise<void>
   log: Logger
 }
+
+export type ConsumerSpec<T> = ConsumerSpecBase<T> &
+  (
+    | {
+        decodeAsRead?: false
+        /** Handles the decoded records; resolves with the ones it can never handle. A throw retries the whole batch. */
+        handle(batch: Array<Delivered<T>>, ctx: ConsumerContext): Promise<Rejection[] | void>
+      }
+    | {
+        /**
+         * Decode each record as the handler reads it, instead of the whole batch before
+         * the handler runs: a handler that is done with each record before it reads the
+         * next then never has a whole batch of decoded records alive at once (the span
+         * consumer: otherwise every batch's tens of megabytes of records outlived the
+         * collector's young generation). The batch is read once; records the handler
+         * does not read are decoded (or dead-lettered) after it returns, so none is skipped.
+         */
+        decodeAsRead: true
+        handle(batch: Iterable<Delivered<T>>, ctx: ConsumerContext): Promise<Rejection[] | void>
+      }
+  )
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 500)
 
@@ -154,27 +173,44 @@ export function consumerBatchHandler<T>(bus: Bus, spec: ConsumerSpec<T>): (recor
 
   const handle = async (records: ConsumedRecord[], ctx: BatchContext) => {
     const started = performance.now()
-    const decoded: Array<Delivered<T>> = []
     const letters: DeadLetter[] = []
-    // A background consumer's batch must not hold the thread the hot path shares with it.
-    const due = spec.background ? every() : undefined
-    for (const record of records) {
-      if (due?.()) await nextTurn()
+    const decode = (record: ConsumedRecord): Delivered<T> | undefined => {
       const type = spec.topics[record.topic]
       try {
         if (!type) throw new Error(`no record type for topic ${record.topic}`)
-        decoded.push({ value: type.decode(record.value), record })
+        return { value: type.decode(record.value), record }
       } catch (err) {
         letters.push(letterOf(record, 'undecodable', `undecodable ${type?.name ?? 'record'}: ${message(err)}`))
+        return undefined
+      }
+    }
+    let read = 0
+    const asRead: Iterable<Delivered<T>> = {
+      *[Symbol.iterator]() {
+        while (read < records.length) {
+          const d = decode(records[read++]!)
+          if (d) yield d
+        }
+      },
+    }
+    const decoded: Array<Delivered<T>> = []
+    if (!spec.decodeAsRead) {
+      // A background consumer's batch must not hold the thread the hot path shares with it.
+      const due = spec.background ? every() : undefined
+      for (const d of asRead) {
+        decoded.push(d)
+        if (due?.()) await nextTurn()
       }
     }
     try {
-      const rejected = await spec.handle(decoded, {
+      const context: ConsumerContext = {
         get closing() {
           return ctx.closing
         },
         records,
-      })
+      }
+      const rejected = spec.decodeAsRead ? await spec.handle(asRead, context) : await spec.handle(decoded, context)
+      for (const _ of asRead); // what the handler left unread: decoded or dead-lettered, never skipped
       for (const r of rejected ?? []) letters.push(letterOf(r.record, r.cause ?? 'invalid', r.reason.slice(0, 2000), r))
       if (letters.length) await land(letters)
     } catch (err) {

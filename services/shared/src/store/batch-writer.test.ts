@@ -6,6 +6,7 @@ import { loadConfig } from '../config.js'
 import { createLogger } from '../log.js'
 import { createBatchWriter } from './batch-writer.js'
 import { createStore } from './index.js'
+import { EncodedRows, type RowEncoding } from './row-binary.js'
 import type { Store } from './types.js'
 
 const log = createLogger({ level: 'silent' })
@@ -15,6 +16,7 @@ let real: Store
 let store: Store
 let inserts: number[] = []
 let failNext = false
+let encoding: RowEncoding
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-batch-'))
@@ -25,15 +27,18 @@ beforeAll(async () => {
     query: (...a) => real.query(...a),
     command: (...a) => real.command(...a),
     close: () => real.close(),
-    async insert(table, rows, opts) {
+    insert: (...a) => real.insert(...a),
+    rowEncoding: (...a) => real.rowEncoding(...a),
+    async insertEncoded(table, parts, opts) {
       if (failNext) {
         failNext = false
         throw new Error('injected insert failure')
       }
-      inserts.push(rows.length)
-      await real.insert(table, rows, opts)
+      inserts.push(parts.reduce((n, p) => n + p.count, 0))
+      await real.insertEncoded(table, parts, opts)
     },
   }
+  encoding = (await real.rowEncoding('bw', ['n', 'tag']))!
 })
 
 afterAll(async () => {
@@ -47,7 +52,14 @@ beforeEach(async () => {
   failNext = false
 })
 
-const rows = (from: number, n: number, tag = 't') => Array.from({ length: n }, (_, i) => ({ n: from + i, tag }))
+/** Rows n = from, from + 1, ... encoded; `firstOf` tells which `from` an encoded part began at. */
+const firstOf = new WeakMap<EncodedRows, number>()
+const rows = (from: number, n: number, tag = 't') => {
+  const encoded = new EncodedRows(encoding)
+  for (let i = 0; i < n; i++) encoded.push({ n: from + i, tag })
+  firstOf.set(encoded, from)
+  return encoded
+}
 const count = async () => Number((await real.query<{ c: number }>('SELECT count() AS c FROM bw'))[0]?.c)
 
 describe('createBatchWriter', () => {
@@ -88,12 +100,12 @@ describe('createBatchWriter', () => {
     const order: number[] = []
     const slow: Store = {
       ...store,
-      async insert(table, r, opts) {
+      async insertEncoded(table, parts, opts) {
         inFlight++
         maxInFlight = Math.max(maxInFlight, inFlight)
         await new Promise((res) => setTimeout(res, 30))
-        order.push((r[0] as unknown as { n: number }).n)
-        await store.insert(table, r, opts)
+        order.push(firstOf.get(parts[0]!)!)
+        await store.insertEncoded(table, parts, opts)
         inFlight--
       },
     }
@@ -132,7 +144,7 @@ describe('createBatchWriter', () => {
 
   it('resolves an empty add at once', async () => {
     const w = createBatchWriter({ store, table: 'bw', maxRows: 10, flushIntervalMs: 60_000, log })
-    await w.add([])
+    await w.add(rows(0, 0))
     expect(inserts).toEqual([])
     await w.close()
   })

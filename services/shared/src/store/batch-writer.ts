@@ -1,17 +1,19 @@
 import type { Logger } from '../log.js'
+import type { EncodedRows } from './row-binary.js'
 import type { Store } from './types.js'
 
-export interface BatchWriter<Row> {
-  /** Resolves once these rows are inserted; rejects if their insert failed (the caller retries). */
-  add(rows: Row[]): Promise<void>
+export interface BatchWriter {
+  /** Resolves once these rows are inserted; rejects if their insert failed (the caller retries). The rows must not change until then. */
+  add(rows: EncodedRows): Promise<void>
   /** Inserts everything added so far and waits for it; failures reach the add() callers, not flush(). */
   flush(): Promise<void>
   /** flush(), then reject further adds. */
   close(): Promise<void>
 }
 
-interface Batch<Row> {
-  rows: Row[]
+interface Batch {
+  parts: EncodedRows[]
+  rows: number
   waiters: Array<{ resolve(): void; reject(err: unknown): void }>
   /** Ready to insert: full, its interval elapsed, or flushed. */
   sealed: boolean
@@ -27,21 +29,21 @@ interface Batch<Row> {
  * batch. add() resolves only after its rows are stored, so a consumer can commit
  * its offsets after add() and stay at least once.
  */
-export function createBatchWriter<Row extends Record<string, unknown> = Record<string, unknown>>(opts: {
+export function createBatchWriter(opts: {
   store: Store
   table: string
   maxRows: number
   flushIntervalMs: number
   log: Logger
-}): BatchWriter<Row> {
+}): BatchWriter {
   const { store, table, log } = opts
   const maxRows = Math.max(1, opts.maxRows)
-  const queue: Array<Batch<Row>> = []
+  const queue: Batch[] = []
   let timer: NodeJS.Timeout | null = null
   let draining: Promise<void> | null = null
   let closed = false
 
-  const open = (): Batch<Row> | undefined => {
+  const open = (): Batch | undefined => {
     const last = queue[queue.length - 1]
     return last && !last.sealed ? last : undefined
   }
@@ -61,12 +63,12 @@ export function createBatchWriter<Row extends Record<string, unknown> = Record<s
       while (queue[0]?.sealed) {
         const batch = queue[0]
         try {
-          await store.insert(table, batch.rows, { tag: `batch-writer.${table}` })
+          await store.insertEncoded(table, batch.parts, { tag: `batch-writer.${table}` })
           queue.shift()
           for (const w of batch.waiters) w.resolve()
         } catch (err) {
           queue.shift()
-          log.warn({ err, table, rows: batch.rows.length }, 'batch insert failed; its callers will retry')
+          log.warn({ err, table, rows: batch.rows }, 'batch insert failed; its callers will retry')
           for (const w of batch.waiters) w.reject(err)
         }
       }
@@ -76,24 +78,24 @@ export function createBatchWriter<Row extends Record<string, unknown> = Record<s
     return draining
   }
 
-  const add = (rows: Row[]): Promise<void> => {
+  const add = (rows: EncodedRows): Promise<void> => {
     if (closed) return Promise.reject(new Error(`batch writer for ${table} is closed`))
-    if (rows.length === 0) return Promise.resolve()
+    if (rows.count === 0) return Promise.resolve()
     return new Promise<void>((resolve, reject) => {
       let batch = open()
       // Keep each insert near maxRows: rows that would overflow the open batch start the next one.
-      if (batch && batch.rows.length + rows.length > maxRows) {
+      if (batch && batch.rows + rows.count > maxRows) {
         sealOpen()
         batch = undefined
       }
       if (!batch) {
-        batch = { rows: [], waiters: [], sealed: false }
+        batch = { parts: [], rows: 0, waiters: [], sealed: false }
         queue.push(batch)
       }
-      // A loop, not push(...rows): spreading tens of thousands of arguments can overflow the stack.
-      for (const r of rows) batch.rows.push(r)
+      batch.parts.push(rows)
+      batch.rows += rows.count
       batch.waiters.push({ resolve, reject })
-      if (batch.rows.length >= maxRows) sealOpen()
+      if (batch.rows >= maxRows) sealOpen()
       else if (!timer)
         timer = setTimeout(() => {
           timer = null

@@ -3,6 +3,7 @@ import type { Logger } from '../log.js'
 import { insertRows, insertSeconds } from '../metrics.js'
 import type { ClusterTarget } from './cluster.js'
 import { createInsert } from './insert.js'
+import type { EncodedRows } from './row-binary.js'
 import type { QueryOptions, QueryParams, Store } from './types.js'
 
 function settingsOf(opts: QueryOptions | undefined): ClickHouseSettings | undefined {
@@ -25,6 +26,16 @@ export function clickhouseStore(client: ClickHouseClient, kind: 'server' | 'chdb
     log.debug({ err, op, tag: opts?.tag, sql: sql.slice(0, 200) }, 'clickhouse statement failed')
     throw err
   }
+  const timed = async (table: string, rows: number, opts: QueryOptions | undefined, run: () => Promise<void>) => {
+    const timer = insertSeconds.startTimer({ table })
+    insertRows.observe({ table }, rows)
+    try {
+      await run()
+      timer()
+    } catch (err) {
+      fail('insert', `INSERT INTO ${table}`, opts, err)
+    }
+  }
   return {
     kind,
     ...(opts.cluster ? { cluster: opts.cluster } : {}),
@@ -45,15 +56,14 @@ export function clickhouseStore(client: ClickHouseClient, kind: 'server' | 'chdb
     },
     async insert<Row extends Record<string, unknown>>(table: string, rows: Row[], opts?: QueryOptions): Promise<void> {
       if (rows.length === 0) return
-      const timer = insertSeconds.startTimer({ table })
-      insertRows.observe({ table }, rows.length)
-      try {
-        await insert(table, rows, settingsOf(opts))
-        timer()
-      } catch (err) {
-        fail('insert', `INSERT INTO ${table}`, opts, err)
-      }
+      await timed(table, rows.length, opts, () => insert.rows(table, rows, settingsOf(opts)))
     },
+    async insertEncoded(table: string, parts: readonly EncodedRows[], opts?: QueryOptions): Promise<void> {
+      const count = parts.reduce((n, p) => n + p.count, 0)
+      if (count === 0) return
+      await timed(table, count, opts, () => insert.encoded(table, parts.filter((p) => p.count > 0), settingsOf(opts)))
+    },
+    rowEncoding: (table: string, columns: readonly string[]) => insert.encoding(table, columns),
     async close(): Promise<void> {
       if (closed) return
       closed = true

@@ -103,6 +103,8 @@ describe('clustered migrations', () => {
       query: async <Row>() => [] as Row[],
       command: async (sql: string) => void ran.push(sql),
       insert: async () => {},
+      insertEncoded: async () => {},
+      rowEncoding: async () => null,
       close: async () => {},
     }
     const applied = await migrate(fake, log)
@@ -118,6 +120,8 @@ describe('clustered migrations', () => {
       query: async <Row>() => [] as Row[],
       command: async (sql: string) => void ran.push(sql),
       insert: async () => {},
+      insertEncoded: async () => {},
+      rowEncoding: async () => null,
       close: async () => {},
     }
     const ws = '00000000-0000-4000-8000-000000000001'

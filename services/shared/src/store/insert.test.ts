@@ -6,7 +6,7 @@ import { loadConfig } from '../config.js'
 import { fuzzSeed, rng } from '../test-support/fuzz.js'
 import { createLogger } from '../log.js'
 import { createStore } from './index.js'
-import { encodeRows, encoderFor, NotEncodable, RowBinaryWriter } from './row-binary.js'
+import { EncodedRows, encodeRows, encoderFor, NotEncodable, RowBinaryWriter } from './row-binary.js'
 import type { Store } from './types.js'
 
 /** Every column type row-binary.ts writes, as the service's tables spell them. */
@@ -122,6 +122,29 @@ describe('store.insert as RowBinary', () => {
     const got = await rowsOf('binary')
     expect(got).toHaveLength(EDGES.length)
     expect(got).toEqual(await rowsOf('json'))
+  })
+
+  it('stores rows encoded as they came (EncodedRows) as the same rows store as JSON: a refused row leaving nothing, a flag set after, rows dropped, parts joined', async () => {
+    const withFlag: Array<[string, string]> = [...COLUMNS, ['flag', 'UInt8']]
+    await create('encoded', withFlag)
+    await create('encoded_json', withFlag)
+    const encoding = (await store.rowEncoding('encoded', [...NAMES, 'flag']))!
+    const first = new EncodedRows(encoding, 16) // grows as it goes
+    for (const r of EDGES) {
+      first.push({ ...r, flag: 1 })
+      expect(() => first.push({ ...JSON_ONLY[0], flag: 1 })).toThrow(NotEncodable)
+    }
+    first.setLastByte(1, 0)
+    first.keep([0, 1, 3])
+    first.setLastByte(2, 7) // row 3 of EDGES, now the third kept
+    const second = new EncodedRows(encoding)
+    second.push({ ...row(20), flag: 1 })
+    await store.insertEncoded('encoded', [first, second])
+    const reference = [{ ...EDGES[0], flag: 1 }, { ...EDGES[1], flag: 0 }, { ...EDGES[3], flag: 7 }, { ...row(20), flag: 1 }]
+    await store.command(`INSERT INTO encoded_json (${[...NAMES, 'flag'].join(', ')}) FORMAT JSONCompactEachRow ${reference.map((r) => JSON.stringify([...NAMES, 'flag'].map((c) => (r as Record<string, unknown>)[c]))).join('\n')}`)
+    const got = await rowsOf('encoded')
+    expect(got.map((r) => [r.id, r.flag])).toEqual([[1, 1], [2, 0], [4, 7], [20, 1]])
+    expect(got).toEqual(await rowsOf('encoded_json'))
   })
 
   it('sends an insert with a value binary cannot mean the same way as JSON, whole', async () => {

@@ -19,7 +19,7 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { finished } from 'node:stream/promises'
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
-import { encodeRows, encoderFor, IDENTIFIER, NotEncodable, RowBinaryWriter, type Encode } from './row-binary.js'
+import { encodeRows, encoderFor, IDENTIFIER, NotEncodable, rowEncoding, RowBinaryWriter, type EncodedRows, type Encode, type RowEncoding } from './row-binary.js'
 
 /** A writer's buffer grown past this by one insert is let go rather than kept for the next. */
 const MAX_KEPT_WRITER_BYTES = 16 << 20
@@ -27,7 +27,13 @@ const MAX_KEPT_WRITER_BYTES = 16 << 20
 /** A table's columns as RowBinary needs them: each one's type and encoder (null: a type row-binary.ts cannot write). */
 type TableColumns = Map<string, { type: string; encode: Encode | null }>
 
-export type Insert = (table: string, rows: Array<Record<string, unknown>>, settings: ClickHouseSettings | undefined) => Promise<void>
+export interface Insert {
+  rows(table: string, rows: Array<Record<string, unknown>>, settings: ClickHouseSettings | undefined): Promise<void>
+  /** Rows encoded beforehand with `encoding`'s result, in one insert. */
+  encoded(table: string, parts: readonly EncodedRows[], settings: ClickHouseSettings | undefined): Promise<void>
+  /** How `columns` of `table` are written as RowBinary, or null when one of them has no binary form. */
+  encoding(table: string, columns: readonly string[]): Promise<RowEncoding | null>
+}
 
 /**
  * Inserts through `client`. Under chdb, `chdb.dir` holds each insert's file while it
@@ -54,8 +60,8 @@ export function createInsert(client: ClickHouseClient, chdb: { dir?: string; cli
     return known
   }
 
-  /** The rows as RowBinaryWithNamesAndTypes, or null when a column or a value has no binary form there. */
-  const binaryRows = async (table: string, columns: string[], rows: Array<Record<string, unknown>>, writer: RowBinaryWriter): Promise<Buffer | null> => {
+  /** Each column's type and encoder, or null when a column has no binary form. */
+  const binaryColumns = async (table: string, columns: readonly string[]): Promise<{ types: string[]; encoders: Encode[] } | null> => {
     let known = await columnsOf(table)
     if (columns.some((c) => !known.has(c))) {
       // A column added since the table was read.
@@ -70,18 +76,25 @@ export function createInsert(client: ClickHouseClient, chdb: { dir?: string; cli
       types.push(col.type)
       encoders.push(col.encode)
     }
+    return { types, encoders }
+  }
+
+  /** The rows as RowBinaryWithNamesAndTypes, or null when a column or a value has no binary form there. */
+  const binaryRows = async (table: string, columns: string[], rows: Array<Record<string, unknown>>, writer: RowBinaryWriter): Promise<Buffer | null> => {
+    const binary = await binaryColumns(table, columns)
+    if (!binary) return null
     try {
-      return encodeRows(writer, columns, types, encoders, rows)
+      return encodeRows(writer, columns, binary.types, binary.encoders, rows)
     } catch (err) {
       if (err instanceof NotEncodable) return null
       throw err
     }
   }
 
-  const send = async (table: string, columns: string[] | null, body: Buffer | string, format: string, settings: ClickHouseSettings | undefined): Promise<void> => {
+  const send = async (table: string, columns: readonly string[] | null, body: Buffer | string | Buffer[], format: string, settings: ClickHouseSettings | undefined): Promise<void> => {
     if (!insertDir) {
       const into = `INSERT INTO {table:Identifier} ${columns ? `(${columns.join(', ')}) ` : ''}`
-      const res = await client.exec({ query: `${into}FORMAT ${format}`, query_params: { table }, values: Readable.from([body]), clickhouse_settings: settings })
+      const res = await client.exec({ query: `${into}FORMAT ${format}`, query_params: { table }, values: Readable.from(Array.isArray(body) ? body : [body]), clickhouse_settings: settings })
       res.stream.resume()
       await finished(res.stream)
       return
@@ -100,25 +113,48 @@ export function createInsert(client: ClickHouseClient, chdb: { dir?: string; cli
     }
   }
 
-  return async (table, rows, settings) => {
-    const columns = Object.keys(rows[0]!)
+  const checkedColumns = (columns: readonly string[]) => {
     for (const c of columns) if (!IDENTIFIER.test(c)) throw new Error(`not a column name: ${JSON.stringify(c)}`)
-    const writer = idleWriter ?? new RowBinaryWriter()
-    idleWriter = undefined
-    try {
-      // Binary rows are positional: every row must have exactly the first row's keys. Each row having as many keys is
-      // checked here (cheap); that none of the columns is missing or undefined, by the encoders, which refuse undefined.
-      const binary = sameKeyCount(rows, columns.length) ? await binaryRows(table, columns, rows, writer) : null
-      if (binary) await send(table, columns, binary, 'RowBinaryWithNamesAndTypes', settings)
-      else if (samePresentColumns(rows, columns)) await send(table, columns, jsonLines(rows, (r) => JSON.stringify(columns.map((c) => r[c]))), 'JSONCompactEachRow', settings)
-      else await send(table, null, jsonLines(rows, (r) => JSON.stringify(r)), 'JSONEachRow', settings)
-    } catch (err) {
-      // A migration may have changed the table since its columns were read.
-      tables.delete(table)
-      throw err
-    } finally {
-      if (writer.buf.length <= MAX_KEPT_WRITER_BYTES) idleWriter = writer
-    }
+  }
+
+  return {
+    async rows(table, rows, settings) {
+      const columns = Object.keys(rows[0]!)
+      checkedColumns(columns)
+      const writer = idleWriter ?? new RowBinaryWriter()
+      idleWriter = undefined
+      try {
+        // Binary rows are positional: every row must have exactly the first row's keys. Each row having as many keys is
+        // checked here (cheap); that none of the columns is missing or undefined, by the encoders, which refuse undefined.
+        const binary = sameKeyCount(rows, columns.length) ? await binaryRows(table, columns, rows, writer) : null
+        if (binary) await send(table, columns, binary, 'RowBinaryWithNamesAndTypes', settings)
+        else if (samePresentColumns(rows, columns)) await send(table, columns, jsonLines(rows, (r) => JSON.stringify(columns.map((c) => r[c]))), 'JSONCompactEachRow', settings)
+        else await send(table, null, jsonLines(rows, (r) => JSON.stringify(r)), 'JSONEachRow', settings)
+      } catch (err) {
+        // A migration may have changed the table since its columns were read.
+        tables.delete(table)
+        throw err
+      } finally {
+        if (writer.buf.length <= MAX_KEPT_WRITER_BYTES) idleWriter = writer
+      }
+    },
+
+    async encoded(table, parts, settings) {
+      const { encoding } = parts[0]!
+      if (parts.some((p) => !p.encoding.header.equals(encoding.header))) throw new Error('one insert takes rows of one encoding')
+      try {
+        await send(table, encoding.columns, [encoding.header, ...parts.map((p) => p.body())], 'RowBinaryWithNamesAndTypes', settings)
+      } catch (err) {
+        tables.delete(table)
+        throw err
+      }
+    },
+
+    async encoding(table, columns) {
+      checkedColumns(columns)
+      const binary = await binaryColumns(table, columns)
+      return binary && rowEncoding(columns, binary.types, binary.encoders)
+    },
   }
 }
 

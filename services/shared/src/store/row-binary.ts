@@ -313,6 +313,13 @@ function mapOfString(type: string, value: Encode | null): Encode | null {
   }
 }
 
+/** RowBinaryWithNamesAndTypes' header: the column count, the names, the types. */
+function writeHeader(w: RowBinaryWriter, columns: readonly string[], types: readonly string[]): void {
+  w.uvarint(columns.length)
+  for (const c of columns) w.string(c)
+  for (const t of types) w.string(t)
+}
+
 /**
  * The whole RowBinaryWithNamesAndTypes body: the header, then each row's values in
  * `columns` order. Throws NotEncodable when a value has no binary form here that
@@ -320,15 +327,85 @@ function mapOfString(type: string, value: Encode | null): Encode | null {
  */
 export function encodeRows(w: RowBinaryWriter, columns: readonly string[], types: readonly string[], encoders: readonly Encode[], rows: ReadonlyArray<Record<string, unknown>>): Buffer {
   w.pos = 0
-  w.uvarint(columns.length)
-  for (const c of columns) w.string(c)
-  for (const t of types) w.string(t)
+  writeHeader(w, columns, types)
   const writeRow = rowWriter(columns, types, encoders)
   for (const row of rows) writeRow(w, row)
   return w.take()
 }
 
-type WriteRow = (w: RowBinaryWriter, row: Record<string, unknown>) => void
+/** How rows of some columns of a table are written: the body's header and the row writer (Store.rowEncoding). */
+export interface RowEncoding {
+  readonly columns: readonly string[]
+  readonly header: Buffer
+  readonly writeRow: (w: RowBinaryWriter, row: Record<string, unknown>) => void
+}
+
+export function rowEncoding(columns: readonly string[], types: readonly string[], encoders: readonly Encode[]): RowEncoding {
+  const w = new RowBinaryWriter(1024)
+  writeHeader(w, columns, types)
+  return { columns, header: Buffer.from(w.take()), writeRow: rowWriter(columns, types, encoders) }
+}
+
+/**
+ * Rows encoded one at a time as they are made, for one insert (Store.insertEncoded).
+ * A batch whose row objects all lived until its insert kept tens of megabytes
+ * alive across the insert's wait, and the collector copied them from the young
+ * generation to the old one every batch; here each row object dies as soon as
+ * it is written. A row's last byte can be set afterwards, for a flag column
+ * placed last that is only known later (spans_v1's first_delivery).
+ */
+export class EncodedRows {
+  private readonly w: RowBinaryWriter
+  private ends: number[] = []
+
+  constructor(readonly encoding: RowEncoding, initialBytes?: number) {
+    this.w = new RowBinaryWriter(initialBytes)
+  }
+
+  get count(): number {
+    return this.ends.length
+  }
+
+  /** Appends a row; a value with no binary form throws NotEncodable and leaves nothing of the row. */
+  push(row: Record<string, unknown>): void {
+    const start = this.w.pos
+    try {
+      this.encoding.writeRow(this.w, row)
+    } catch (err) {
+      this.w.pos = start
+      throw err
+    }
+    this.ends.push(this.w.pos)
+  }
+
+  /** Sets the last byte of row `i` (its last column, a UInt8). */
+  setLastByte(i: number, value: number): void {
+    this.w.buf[this.ends[i]! - 1] = value
+  }
+
+  /** Keeps only the rows at these indices (ascending), in their order. */
+  keep(indices: readonly number[]): void {
+    const { buf } = this.w
+    const ends: number[] = []
+    let pos = 0
+    for (const i of indices) {
+      const start = i === 0 ? 0 : this.ends[i - 1]!
+      const end = this.ends[i]!
+      if (start !== pos) buf.copy(buf, pos, start, end)
+      pos += end - start
+      ends.push(pos)
+    }
+    this.w.pos = pos
+    this.ends = ends
+  }
+
+  /** The rows' bytes, without the header (a view: valid until more rows are pushed). */
+  body(): Buffer {
+    return this.w.take()
+  }
+}
+
+type WriteRow = RowEncoding['writeRow']
 /** A column or table name that may be written into generated code or SQL text as it is. */
 export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 const writers = new Map<string, WriteRow>()

@@ -7,6 +7,7 @@
  * spliced into SQL text.
  */
 import type { ClusterTarget } from './cluster.js'
+import type { EncodedRows, RowEncoding } from './row-binary.js'
 
 export type QueryParams = Record<string, unknown>
 
@@ -23,5 +24,9 @@ export interface Store {
   query<Row = Record<string, unknown>>(sql: string, params?: QueryParams, opts?: QueryOptions): Promise<Row[]>
   command(sql: string, params?: QueryParams, opts?: QueryOptions): Promise<void>
   insert<Row extends Record<string, unknown>>(table: string, rows: Row[], opts?: QueryOptions): Promise<void>
+  /** How `columns` of `table` are written as RowBinary (its own column types), or null when one has no binary form: for rows encoded as they are made (EncodedRows). */
+  rowEncoding(table: string, columns: readonly string[]): Promise<RowEncoding | null>
+  /** Rows encoded beforehand (with one rowEncoding of this table), in one insert. */
+  insertEncoded(table: string, parts: readonly EncodedRows[], opts?: QueryOptions): Promise<void>
   close(): Promise<void>
 }
