@@ -5,7 +5,7 @@ import type { TraceRef } from '@svc/shared/store/queries/trace-totals'
 import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
 import type { ConsumedRecord } from '@svc/shared/bus/types'
 import { EncodedRows, NotEncodable, type RowEncoding } from '@svc/shared/store/row-binary'
-import { SpanCopies, spanRow, type RowContext, type SpanRow } from './assemble.js'
+import { SpanCopies, spanKey, spanRow, type RowContext, type SpanRow } from './assemble.js'
 import type { ObservedTrace, TraceTracker } from './trace-tracker.js'
 
 export interface SpanSink {
@@ -145,17 +145,7 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
       // this partition, one batch at a time, and each batch is stored before the next
       // is handled, so the store plus this batch know every earlier copy. A batch
       // stores one copy per span (SpanCopies); a copy already stored gets first_delivery 0.
-      const repeats = new Set<string>()
-      if (traces.size) {
-        const stored = await deps.storedSpans([...traces.values()].map((t) => t.ref), [...replayed.values()])
-        if (stored.size)
-          for (const [key, t] of traces)
-            for (const [spanId, index] of t.spans)
-              if (stored.has(`${key}:${spanId}`)) {
-                rows.setLastByte(index, 0)
-                repeats.add(key)
-              }
-      }
+      const repeats = traces.size ? markStoredCopies(rows, traces, await deps.storedSpans([...traces.values()].map((t) => t.ref), [...replayed.values()])) : new Set<string>()
       const kept = copies.kept()
       if (kept) rows.keep(kept)
       // Of a replay, only traces stored before (spans, or sums) can be off; new ones
@@ -179,6 +169,19 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
       return rejected
     },
   }
+}
+
+/** Sets first_delivery 0 in the rows of copies already stored (`stored`: spanKeys); answers the keys of the traces with one. */
+function markStoredCopies(rows: EncodedRows, traces: ReadonlyMap<string, BatchTrace>, stored: ReadonlySet<string>): Set<string> {
+  const repeats = new Set<string>()
+  if (stored.size)
+    for (const [key, t] of traces)
+      for (const [spanId, index] of t.spans)
+        if (stored.has(spanKey({ ...t.ref, span_id: spanId }))) {
+          rows.setLastByte(index, 0)
+          repeats.add(key)
+        }
+  return repeats
 }
 
 /** The batch's summary of this span's trace, begun with the span when it is the trace's first. */

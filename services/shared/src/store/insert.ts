@@ -167,7 +167,7 @@ export function createInsert(client: ClickHouseClient, chdb: { dir?: string; cli
  * main thread is ingest's.)
  */
 async function writeInsertFile(file: string, body: Buffer | string | Buffer[]): Promise<void> {
-  let chunks = Array.isArray(body) ? body : [typeof body === 'string' ? Buffer.from(body) : body]
+  let chunks = Array.isArray(body) ? [...body] : [typeof body === 'string' ? Buffer.from(body) : body]
   const fh = await open(file, 'w')
   try {
     while (chunks.length) {
