@@ -76,6 +76,8 @@ function replayTracker(guard: number) {
   }
 }
 
+const MAX_INITIAL_BATCH_BYTES = 32 << 20
+
 /** What a batch keeps of one trace while its rows are stored (each span's row is encoded at once and let go). */
 interface BatchTrace extends Omit<ObservedTrace, 'spanIds'> {
   ref: TraceRef
@@ -104,7 +106,9 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
     async handle(batch, ctx) {
       const inReplay = replays(ctx.records)
       const batchId = deps.nextBatchId()
-      const rows = new EncodedRows(await deps.sink.encoding(), Math.ceil(ctx.records.length * bytesPerRow * 1.1))
+      // Room for the batch at the last batch's bytes per row, so the buffer rarely grows; capped, as one batch
+      // of a few huge spans must not size the next batch of many small ones (it grows past the cap as needed).
+      const rows = new EncodedRows(await deps.sink.encoding(), Math.min(MAX_INITIAL_BATCH_BYTES, Math.ceil(ctx.records.length * bytesPerRow * 1.1)))
       const copies = new SpanCopies()
       const traces = new Map<string, BatchTrace>()
       const rejected: Rejection[] = []
