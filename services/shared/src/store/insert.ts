@@ -14,7 +14,7 @@
  * the URL, which is already that direct path.
  */
 import { mkdirSync } from 'node:fs'
-import { open, unlink } from 'node:fs/promises'
+import { unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { finished } from 'node:stream/promises'
@@ -100,8 +100,8 @@ export function createInsert(client: ClickHouseClient, chdb: { dir?: string; cli
       return
     }
     const file = join(insertDir, `${process.pid}-${++insertSeq}.data`)
+    await writeFile(file, body)
     try {
-      await writeInsertFile(file, body)
       // No query parameter here: chdb runs every statement with parameters one at a time across the process (it
       // binds them as session state), so an insert bound the table would wait behind every read. The table and
       // columns are checked identifiers, the file's path this process's own.
@@ -155,29 +155,6 @@ export function createInsert(client: ClickHouseClient, chdb: { dir?: string; cli
       const binary = await binaryColumns(table, columns)
       return binary && rowEncoding(columns, binary.types, binary.encoders)
     },
-  }
-}
-
-/**
- * An insert's bytes to its file in one writev: fs/promises writeFile writes in
- * 512 KiB chunks, each a task of the libuv pool queued behind the embedded log's
- * fdatasyncs, and under bench:ingest the write took ~90 ms of each ~290 ms
- * spans_v1 insert (4-9 MB); as one task it took ~21 ms. (Written on the main thread
- * it took ~4 ms, but a write into the page cache can stall on writeback, and the
- * main thread is ingest's.)
- */
-async function writeInsertFile(file: string, body: Buffer | string | Buffer[]): Promise<void> {
-  let chunks = Array.isArray(body) ? [...body] : [typeof body === 'string' ? Buffer.from(body) : body]
-  const fh = await open(file, 'w')
-  try {
-    while (chunks.length) {
-      let { bytesWritten } = await fh.writev(chunks)
-      // A short write (rare on a file) continues where it stopped.
-      while (chunks.length && bytesWritten >= chunks[0]!.length) bytesWritten -= chunks.shift()!.length
-      if (chunks.length && bytesWritten) chunks = [chunks[0]!.subarray(bytesWritten), ...chunks.slice(1)]
-    }
-  } finally {
-    await fh.close()
   }
 }
 
