@@ -20,7 +20,8 @@ import { loadPriceTable } from '@svc/shared/domain/pricing'
 import { createLogger } from '@svc/shared/log'
 import { reconcileTraceTotals } from '@svc/shared/store/queries/trace-totals'
 import type { Store } from '@svc/shared/store/index'
-import { markFirstDeliveries, spanRow, spanKey, type SpanRow } from './assemble.js'
+import { spanRow, spanKey, type SpanRow } from './assemble.js'
+import { markFirstDeliveries } from './batch-rows.testkit.js'
 import { workspaceSync } from './workspace-sync.js'
 
 const DAY_MS = 86_400_000

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { SpanRecord } from '@svc/shared/bus/records'
 import { loadPriceTable } from '@svc/shared/domain/pricing'
-import { markFirstDeliveries, newestPerSpan, spanKey, spanRow, type RowContext } from './assemble.js'
+import { spanKey, spanRow, type RowContext } from './assemble.js'
+import { markFirstDeliveries, newestPerSpan } from './batch-rows.testkit.js'
 
 const ctx: RowContext = { retentionHours: 24, costProvider: 'openai', prices: loadPriceTable() }
 

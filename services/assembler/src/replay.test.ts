@@ -24,7 +24,8 @@ import { migrate } from '@svc/shared/store/migrate'
 import { batchIds } from '@svc/shared/store/queries/rollups'
 import { rollupFigures, rollupReference } from '@svc/shared/store/queries/rollups.testkit'
 import type { Store } from '@svc/shared/store/types'
-import { markFirstDeliveries, newestPerSpan, spanRow } from './assemble.js'
+import { spanRow } from './assemble.js'
+import { markFirstDeliveries, newestPerSpan } from './batch-rows.testkit.js'
 import { startAssembler } from './service.js'
 
 const log = createLogger({ level: 'silent' })
