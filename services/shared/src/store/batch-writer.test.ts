@@ -94,27 +94,64 @@ describe('createBatchWriter', () => {
     await w.close()
   })
 
-  it('keeps one insert in flight; adds meanwhile form the next batch, in order', async () => {
-    let inFlight = 0
-    let maxInFlight = 0
-    const order: number[] = []
+  /** A store whose inserts take 30 ms each, recording how many ran at once and which batch began each. */
+  const slowStore = () => {
+    const seen = { inFlight: 0, max: 0, begun: [] as number[] }
     const slow: Store = {
       ...store,
       async insertEncoded(table, parts, opts) {
-        inFlight++
-        maxInFlight = Math.max(maxInFlight, inFlight)
+        seen.inFlight++
+        seen.max = Math.max(seen.max, seen.inFlight)
+        seen.begun.push(firstOf.get(parts[0]!)!)
         await new Promise((res) => setTimeout(res, 30))
-        order.push(firstOf.get(parts[0]!)!)
         await store.insertEncoded(table, parts, opts)
-        inFlight--
+        seen.inFlight--
       },
     }
+    return { slow, seen }
+  }
+
+  it('keeps two inserts in flight by default, begun in the order their batches formed', async () => {
+    const { slow, seen } = slowStore()
     const w = createBatchWriter({ store: slow, table: 'bw', maxRows: 10, flushIntervalMs: 5, log })
-    const adds = [0, 10, 20, 30, 40].map((from) => w.add(rows(from, 10)))
-    await Promise.all(adds)
-    expect(maxInFlight).toBe(1)
-    expect(order).toEqual([0, 10, 20, 30, 40])
+    await Promise.all([0, 10, 20, 30, 40].map((from) => w.add(rows(from, 10))))
+    expect(seen.max).toBe(2)
+    expect(seen.begun).toEqual([0, 10, 20, 30, 40])
     expect(await count()).toBe(50)
+    await w.close()
+  })
+
+  it('keeps one insert in flight with maxInFlight 1; adds meanwhile form the next batch', async () => {
+    const { slow, seen } = slowStore()
+    const w = createBatchWriter({ store: slow, table: 'bw', maxRows: 10, flushIntervalMs: 5, log, maxInFlight: 1 })
+    await Promise.all([0, 10, 20].map((from) => w.add(rows(from, 10))))
+    expect(seen.max).toBe(1)
+    expect(seen.begun).toEqual([0, 10, 20])
+    expect(await count()).toBe(30)
+    await w.close()
+  })
+
+  it('flush() waits for every insert in flight, also one that finishes after a later one', async () => {
+    let releaseFirst!: () => void
+    const firstHeld = new Promise<void>((res) => (releaseFirst = res))
+    const held: Store = {
+      ...store,
+      async insertEncoded(table, parts, opts) {
+        if (firstOf.get(parts[0]!) === 0) await firstHeld
+        await store.insertEncoded(table, parts, opts)
+      },
+    }
+    const w = createBatchWriter({ store: held, table: 'bw', maxRows: 10, flushIntervalMs: 60_000, log })
+    const adds = [w.add(rows(0, 10)), w.add(rows(10, 10))]
+    let flushed = false
+    const flushing = w.flush().then(() => (flushed = true))
+    await adds[1]
+    await new Promise((res) => setTimeout(res, 50))
+    expect(flushed).toBe(false)
+    releaseFirst()
+    await flushing
+    await adds[0]
+    expect(await count()).toBe(20)
     await w.close()
   })
 

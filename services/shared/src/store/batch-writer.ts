@@ -17,6 +17,11 @@ interface Batch {
   waiters: Array<{ resolve(): void; reject(err: unknown): void }>
   /** Ready to insert: full, its interval elapsed, or flushed. */
   sealed: boolean
+  /** Its insert has begun. */
+  started: boolean
+  /** Settles once its insert has (resolved either way). */
+  done: Promise<void>
+  settle(): void
 }
 
 /**
@@ -24,8 +29,11 @@ interface Batch {
  * ClickHouse wants (every insert makes a part). A batch is inserted when it reaches
  * maxRows or flushIntervalMs after its first rows arrived, whichever is first.
  *
- * One insert is in flight at a time: batches land in the order they were formed,
- * and chdb runs one statement at a time anyway. Rows added meanwhile form the next
+ * Up to `maxInFlight` inserts (default 2) run at once, begun in the order their
+ * batches were formed: an insert is more than its statement (under chdb its rows
+ * are first written to a file, on the libuv pool the embedded log's fsyncs share),
+ * so the next batch's bytes travel while the current statement runs; the store
+ * runs the statements themselves one at a time. Rows added meanwhile form the next
  * batch. add() resolves only after its rows are stored, so a consumer can commit
  * its offsets after add() and stay at least once.
  */
@@ -35,12 +43,14 @@ export function createBatchWriter(opts: {
   maxRows: number
   flushIntervalMs: number
   log: Logger
+  maxInFlight?: number
 }): BatchWriter {
   const { store, table, log } = opts
   const maxRows = Math.max(1, opts.maxRows)
+  const maxInFlight = Math.max(1, opts.maxInFlight ?? 2)
   const queue: Batch[] = []
   let timer: NodeJS.Timeout | null = null
-  let draining: Promise<void> | null = null
+  let inFlight = 0
   let closed = false
 
   const open = (): Batch | undefined => {
@@ -57,25 +67,36 @@ export function createBatchWriter(opts: {
     if (b) b.sealed = true
   }
 
-  const drain = (): Promise<void> => {
-    if (draining) return draining
-    draining = (async () => {
-      while (queue[0]?.sealed) {
-        const batch = queue[0]
-        try {
-          await store.insertEncoded(table, batch.parts, { tag: `batch-writer.${table}` })
-          queue.shift()
-          for (const w of batch.waiters) w.resolve()
-        } catch (err) {
-          queue.shift()
-          log.warn({ err, table, rows: batch.rows }, 'batch insert failed; its callers will retry')
-          for (const w of batch.waiters) w.reject(err)
-        }
-      }
-    })().finally(() => {
-      draining = null
-    })
-    return draining
+  const insert = async (batch: Batch) => {
+    try {
+      await store.insertEncoded(table, batch.parts, { tag: `batch-writer.${table}` })
+      for (const w of batch.waiters) w.resolve()
+    } catch (err) {
+      log.warn({ err, table, rows: batch.rows }, 'batch insert failed; its callers will retry')
+      for (const w of batch.waiters) w.reject(err)
+    } finally {
+      queue.splice(queue.indexOf(batch), 1)
+      inFlight--
+      batch.settle()
+      pump()
+    }
+  }
+
+  /** Begins the inserts of sealed batches, oldest first, while fewer than maxInFlight run. */
+  const pump = () => {
+    for (const batch of queue) {
+      if (inFlight >= maxInFlight || !batch.sealed) return
+      if (batch.started) continue
+      batch.started = true
+      inFlight++
+      void insert(batch)
+    }
+  }
+
+  const newBatch = (): Batch => {
+    let settle!: () => void
+    const done = new Promise<void>((resolve) => (settle = resolve))
+    return { parts: [], rows: 0, waiters: [], sealed: false, started: false, done, settle }
   }
 
   const add = (rows: EncodedRows): Promise<void> => {
@@ -89,7 +110,7 @@ export function createBatchWriter(opts: {
         batch = undefined
       }
       if (!batch) {
-        batch = { parts: [], rows: 0, waiters: [], sealed: false }
+        batch = newBatch()
         queue.push(batch)
       }
       batch.parts.push(rows)
@@ -100,17 +121,17 @@ export function createBatchWriter(opts: {
         timer = setTimeout(() => {
           timer = null
           sealOpen()
-          void drain()
+          pump()
         }, opts.flushIntervalMs)
-      if (queue[0]?.sealed) void drain()
+      pump()
     })
   }
 
   const flush = async (): Promise<void> => {
     sealOpen()
-    // Wait for what was added before this call only; later adds have their own timer.
-    const last = queue[queue.length - 1]
-    while (last && queue.includes(last)) await drain()
+    pump()
+    // Wait for what was added before this call only (inserts may finish out of order); later adds have their own timer.
+    await Promise.all(queue.map((b) => b.done))
   }
 
   return {

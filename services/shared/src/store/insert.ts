@@ -19,6 +19,7 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { finished } from 'node:stream/promises'
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
+import { oneAtATime } from '../concurrency.js'
 import { encodeRows, encoderFor, IDENTIFIER, NotEncodable, rowEncoding, RowBinaryWriter, type EncodedRows, type Encode, type RowEncoding } from './row-binary.js'
 
 /** A writer's buffer grown past this by one insert is let go rather than kept for the next. */
@@ -43,6 +44,9 @@ export function createInsert(client: ClickHouseClient, chdb: { dir?: string; cli
   const insertDir = chdb.dir
   if (insertDir) mkdirSync(insertDir, { recursive: true })
   let insertSeq = 0
+  // The insert connection runs one statement at a time; files are written concurrently (the batch writer keeps two
+  // inserts in flight) and their statements queued here as they are ready, so the next file is written meanwhile.
+  const statements = oneAtATime()
   const tables = new Map<string, Promise<TableColumns>>()
   // One writer's buffer serves the inserts one after another; an insert that finds it taken gets its own.
   let idleWriter: RowBinaryWriter | undefined = new RowBinaryWriter()
@@ -107,7 +111,7 @@ export function createInsert(client: ClickHouseClient, chdb: { dir?: string; cli
       // columns are checked identifiers, the file's path this process's own.
       if (!IDENTIFIER.test(table)) throw new Error(`not a table name: ${JSON.stringify(table)}`)
       const into = `INSERT INTO ${table} ${columns ? `(${columns.join(', ')}) ` : ''}`
-      await (chdb.client ?? client).command({ query: `${into}FROM INFILE ${sqlLiteral(file)} FORMAT ${format}`, clickhouse_settings: settings })
+      await statements(() => (chdb.client ?? client).command({ query: `${into}FROM INFILE ${sqlLiteral(file)} FORMAT ${format}`, clickhouse_settings: settings }))
     } finally {
       await unlink(file).catch(() => {})
     }
