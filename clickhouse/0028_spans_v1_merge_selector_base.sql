@@ -1,0 +1,20 @@
+-- spans_v1: merges pick wider ranges of parts (merge_selector_base 20, default 5),
+-- so a span is rewritten fewer times on its way to a large part.
+--
+-- Why: spans_v1 takes the service's whole write volume in inserts of up to 20,000
+-- rows, and every merge decompresses, re-sorts and recompresses the rows it takes.
+-- With the default base, merges were the largest ClickHouse cost after the inserts
+-- themselves: under pnpm bench:ingest the two merge threads used ~13% of the
+-- machine. Measured alone (chdb, the benchmark's spans, 1.2M rows inserted in
+-- 20,000-row inserts while merges ran, until they went quiet): 14.9-15.8 us of CPU
+-- per row with the default, 13.2-13.8 with 20.
+--
+-- What it costs: more active parts at a time (13 rather than 5-8 after those 1.2M
+-- rows). Reads of spans_v1 look up whole traces by key, one index search per part,
+-- so a few dozen parts are cheap; the trace list and the roll-ups read their own
+-- tables, whose merges are unchanged.
+--
+-- An expert MergeTree setting (listed in system.merge_tree_settings; checked on
+-- ClickHouse 26.7, the chdb the tests run). A server too old to know it refuses
+-- this migration; on such a server the statement can be dropped, nothing reads it.
+ALTER TABLE spans_v1 MODIFY SETTING merge_selector_base = 20;
