@@ -191,7 +191,10 @@ async function runMode(mode: 'embedded' | 'kafka', encoding: Encoding, engines: 
     let rejected = 0
     let next = 0
     const sentOrder: Body[] = []
-    const serviceCpu0 = [...ingestChildren, child].reduce((a, c) => a + cpuMs(c.pid!), 0)
+    // The service's CPU so far (every process of it), and per 1,000 phase-1 spans since phase 1 began.
+    const serviceCpu = () => [...ingestChildren, child].reduce((a, c) => a + cpuMs(c.pid!), 0)
+    const serviceCpu0 = serviceCpu()
+    const cpuPerKSpansSinceStart = () => ((serviceCpu() - serviceCpu0) / Math.max(1, accepted)) * 1000
     const t0 = performance.now()
     const deadline = t0 + SECONDS * 1000
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
@@ -206,14 +209,14 @@ async function runMode(mode: 'embedded' | 'kafka', encoding: Encoding, engines: 
     const tAccepted = performance.now()
     if (tAccepted < deadline - 500) progress(`warning: phase 1 ran out of request bodies after ${fmt((tAccepted - t0) / 1000, 1)} s (budget ${fmt(PHASE1_BUDGET)} spans/s)`)
     // The service's own CPU per span while accepting: the client's cost (a gRPC client costs more than node:http) is not in it.
-    const cpuPerKSpans = (([...ingestChildren, child].reduce((a, c) => a + cpuMs(c.pid!), 0) - serviceCpu0) / Math.max(1, accepted)) * 1000
+    const cpuPerKSpans = cpuPerKSpansSinceStart()
     progress(`accepted ${fmt(accepted)} spans; waiting until the newest traces are listed`)
     const lastTraces = sentOrder.slice(-5).flatMap((b) => b.traceIds)
     for (const id of lastTraces) while ((await visibleSpans(id)) < SPANS_PER_TRACE) await new Promise((r) => setTimeout(r, 20))
     const tVisible = performance.now()
     // Everything the service spent on phase 1's spans until the last of them was listed: the figure that
     // bounds end to end on a saturated machine, and steadier run to run than the rates (merges still due are not in it).
-    const cpuToListedPerKSpans = (([...ingestChildren, child].reduce((a, c) => a + cpuMs(c.pid!), 0) - serviceCpu0) / Math.max(1, accepted)) * 1000
+    const cpuToListedPerKSpans = cpuPerKSpansSinceStart()
     const acceptRate = accepted / ((tAccepted - t0) / 1000)
     const e2eRate = accepted / ((tVisible - t0) / 1000)
     const lat = summarize(latencies)

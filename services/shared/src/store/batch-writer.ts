@@ -17,8 +17,6 @@ interface Batch {
   waiters: Array<{ resolve(): void; reject(err: unknown): void }>
   /** Ready to insert: full, its interval elapsed, or flushed. */
   sealed: boolean
-  /** Its insert has begun. */
-  started: boolean
   /** Settles once its insert has (resolved either way). */
   done: Promise<void>
   settle(): void
@@ -82,21 +80,18 @@ export function createBatchWriter(opts: {
     }
   }
 
-  /** Begins the inserts of sealed batches, oldest first, while fewer than maxInFlight run. */
+  /**
+   * Begins the inserts of sealed batches, oldest first, while fewer than maxInFlight run. Inserts begin in queue
+   * order and a finished one leaves the queue, so the batches in flight are always the first `inFlight` of it.
+   */
   const pump = () => {
-    for (const batch of queue) {
-      if (inFlight >= maxInFlight || !batch.sealed) return
-      if (batch.started) continue
-      batch.started = true
-      inFlight++
-      void insert(batch)
-    }
+    while (inFlight < maxInFlight && queue[inFlight]?.sealed) void insert(queue[inFlight++]!)
   }
 
   const newBatch = (): Batch => {
     let settle!: () => void
     const done = new Promise<void>((resolve) => (settle = resolve))
-    return { parts: [], rows: 0, waiters: [], sealed: false, started: false, done, settle }
+    return { parts: [], rows: 0, waiters: [], sealed: false, done, settle }
   }
 
   const add = (rows: EncodedRows): Promise<void> => {
