@@ -19,7 +19,12 @@ export function namespacedBus(bus: Bus, prefix: string): Bus {
         group: t(opts.group),
         topics: opts.topics.map(t),
         maxBatchRecords: typeof opts.maxBatchRecords === 'function' ? ((limit) => (topic: string, partition: number) => limit(strip(topic), partition))(opts.maxBatchRecords) : opts.maxBatchRecords,
-        onBatch: (records, ctx) => opts.onBatch(records.map((r) => ({ ...r, topic: strip(r.topic) })), ctx),
+        // Field by field: the embedded log's records are getters, which a spread would not copy.
+        onBatch: (records, ctx) =>
+          opts.onBatch(
+            records.map((r) => ({ topic: strip(r.topic), partition: r.partition, offset: r.offset, key: r.key, value: r.value, timestamp: r.timestamp })),
+            ctx,
+          ),
       }),
     endOffsets: (topic) => bus.endOffsets(t(topic)),
     committedOffsets: (group, topic) => bus.committedOffsets(t(group), t(topic)),

@@ -1,6 +1,6 @@
 import { crc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
-import { decodeFrame, encodeFrame, encodeFrames, partitionForKey } from './framing.js'
+import { CORRUPT_FRAME, LoggedRecord, decodeFrame, encodeFrame, encodeFrames, frameSize, partitionForKey } from './framing.js'
 
 describe('embedded log framing', () => {
   it('round-trips offset, time, key and value', () => {
@@ -34,6 +34,34 @@ describe('embedded log framing', () => {
     const both = Buffer.concat([a, b])
     const second = decodeFrame(both, a.length)
     expect(second.kind === 'record' && second.record.value.toString()).toBe('bb')
+  })
+
+  it('reads a record from its frame in a chunk on access: offset, time, key and value as a consumer receives them', () => {
+    const frames = encodeFrames(9_007_199_254_740_993n, 1700000000123, [
+      { key: 'trace-1', value: Buffer.from('first') },
+      { key: null, value: Buffer.from('second') },
+      { key: Buffer.alloc(0), value: Buffer.alloc(0) },
+    ])
+    const chunk = { topic: 'spans.raw.v1', partition: 1, buf: frames }
+    const records: LoggedRecord[] = []
+    for (let pos = 0; pos < frames.length; pos += frameSize(frames, pos)) records.push(new LoggedRecord(chunk, pos))
+    expect(records.map((r) => [r.topic, r.partition, r.offset, r.timestamp, r.key?.toString() ?? null, r.value.toString()])).toEqual([
+      ['spans.raw.v1', 1, '9007199254740993', 1700000000123, 'trace-1', 'first'],
+      ['spans.raw.v1', 1, '9007199254740994', 1700000000123, null, 'second'],
+      ['spans.raw.v1', 1, '9007199254740995', 1700000000123, '', ''],
+    ])
+    expect(records[1]!.offsetBigInt).toBe(9_007_199_254_740_994n)
+  })
+
+  it('sizes a whole frame, asks for the bytes a cut one needs, and refuses a corrupt one', () => {
+    const f = encodeFrame(7n, 1, Buffer.from('k'), Buffer.from('payload'))
+    expect(frameSize(f, 0)).toBe(f.length)
+    expect(frameSize(f.subarray(0, f.length - 1), 0)).toBe(-f.length)
+    expect(frameSize(f.subarray(0, 3), 0)).toBe(-8)
+    const badKey = Buffer.from(f)
+    badKey.writeInt32BE(1000, 8 + 16)
+    badKey.writeUInt32BE(crc32(badKey.subarray(8)), 4)
+    expect(frameSize(badKey, 0)).toBe(CORRUPT_FRAME)
   })
 
   it('maps a key to a stable partition and spreads keys across partitions', () => {

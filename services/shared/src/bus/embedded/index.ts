@@ -61,7 +61,7 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
   async function openTopic(spec: Topic['spec']): Promise<Topic> {
     const partitions: PartitionLog[] = []
     for (let p = 0; p < spec.partitions; p++) {
-      const { log, truncatedBytes } = await PartitionLog.open(join(opts.dir, spec.name, String(p)), segmentBytes)
+      const { log, truncatedBytes } = await PartitionLog.open(join(opts.dir, spec.name, String(p)), segmentBytes, { topic: spec.name, partition: p })
       if (truncatedBytes > 0) opts.log?.warn({ topic: spec.name, partition: p, truncatedBytes }, 'cut a torn tail left by a crash (unacknowledged writes)')
       partitions.push(log)
     }
@@ -198,12 +198,11 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
       while (!ctx.closing) {
         const advanced = p.log.nextAdvance()
         const before = { ...p.cursor }
-        const framed = await p.log.read(p.cursor, maxRecords(p.topic, p.partition))
-        if (framed.length === 0) {
+        const records: ConsumedRecord[] = await p.log.read(p.cursor, maxRecords(p.topic, p.partition))
+        if (records.length === 0) {
           await Promise.race([advanced, closeSignal])
           continue
         }
-        const records = framed.map((r) => ({ topic: p.topic, partition: p.partition, offset: r.offset.toString(), key: r.key, value: r.value, timestamp: r.timestamp }))
         // Counted when asked (after the handler): what arrived while the batch waited in a
         // lane or was handled is behind it too, and is what the next batch's size must meet.
         if (!(await deliver(records, () => Number(p.log.endOffset - p.cursor.offset)))) {

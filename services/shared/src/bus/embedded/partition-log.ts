@@ -1,6 +1,6 @@
 import { mkdir, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
-import { decodeFrame, encodeFrames, type FramedRecord } from './framing.js'
+import { CORRUPT_FRAME, FRAME_HEADER_BYTES, LoggedRecord, decodeFrame, encodeFrames, frameSize } from './framing.js'
 
 /**
  * One partition of one topic: an append-only sequence of segment files named by
@@ -49,14 +49,15 @@ export class PartitionLog {
   private constructor(
     private readonly dir: string,
     private readonly segmentBytes: number,
+    private readonly origin: { topic: string; partition: number },
   ) {
     this.resetSignal()
   }
 
   /** Opens (or creates) the partition, truncating a torn tail left by a crash. Returns bytes dropped. */
-  static async open(dir: string, segmentBytes: number): Promise<{ log: PartitionLog; truncatedBytes: number }> {
+  static async open(dir: string, segmentBytes: number, origin: { topic: string; partition: number }): Promise<{ log: PartitionLog; truncatedBytes: number }> {
     await mkdir(dir, { recursive: true })
-    const log = new PartitionLog(dir, segmentBytes)
+    const log = new PartitionLog(dir, segmentBytes, origin)
     const files = (await readdir(dir)).filter((f) => /^\d{20}\.log$/.test(f)).sort()
     for (const f of files) {
       const path = join(dir, f)
@@ -178,9 +179,9 @@ export class PartitionLog {
   }
 
   /** Reads up to maxRecords durable records at the cursor and advances it. */
-  async read(cursor: Cursor, maxRecords: number): Promise<FramedRecord[]> {
+  async read(cursor: Cursor, maxRecords: number): Promise<LoggedRecord[]> {
     maxRecords = Math.max(1, maxRecords)
-    const out: FramedRecord[] = []
+    const out: LoggedRecord[] = []
     while (out.length === 0 && cursor.offset < this.durableEnd) {
       let idx = this.segments.findIndex((s) => s.base === cursor.segmentBase)
       if (idx < 0) {
@@ -198,26 +199,26 @@ export class PartitionLog {
       seg.reader ??= await open(seg.path, 'r')
       let want = Math.min(READ_CHUNK_BYTES, seg.size - cursor.pos)
       for (;;) {
+        // A fresh buffer per read: its records are views of it, and it lives as long as they do.
         const buf = Buffer.allocUnsafe(want)
         const { bytesRead } = await seg.reader.read(buf, 0, want, cursor.pos)
-        const view = buf.subarray(0, bytesRead)
+        const chunk = { ...this.origin, buf: buf.subarray(0, bytesRead) }
         let p = 0
-        let needed = 0
+        let last = -1
+        let size = 0
         while (out.length < maxRecords) {
-          // A fresh buffer per read: its records' keys and values can be views of it.
-          const f = decodeFrame(view, p, false)
-          if (f.kind === 'incomplete') {
-            needed = f.needed
-            break
-          }
-          if (f.kind === 'corrupt') throw new Error(`corrupt record in ${seg.path} at byte ${cursor.pos + p}`)
-          out.push(f.record)
-          p += f.size
+          size = frameSize(chunk.buf, p)
+          if (size < 0) break
+          if (size === CORRUPT_FRAME) throw new Error(`corrupt record in ${seg.path} at byte ${cursor.pos + p}`)
+          out.push(new LoggedRecord(chunk, p))
+          last = p
+          p += size
         }
         cursor.pos += p
-        if (out.length > 0) cursor.offset = out[out.length - 1]!.offset + 1n
+        if (last >= 0) cursor.offset = chunk.buf.readBigUInt64BE(last + FRAME_HEADER_BYTES) + 1n
         if (p > 0) break
         // One frame larger than the chunk: read exactly that frame.
+        const needed = -size
         if (needed <= bytesRead || needed > seg.size - cursor.pos) throw new Error(`unreadable record in ${seg.path} at byte ${cursor.pos}`)
         want = needed
       }
