@@ -2,7 +2,8 @@ import { configDefaults, defineConfig } from 'vitest/config'
 
 /**
  * `unit` needs nothing but Node; `integration` (*.int.test.ts) gets a real Kafka
- * broker and Redis from tests/support/global-setup.ts.
+ * broker and Redis from tests/support/global-setup.ts. Both keep the run's
+ * temporary files in one directory removed at the end (tests/support/temp-root.ts).
  */
 export default defineConfig({
   test: {
@@ -17,6 +18,7 @@ export default defineConfig({
           include: ['services/**/*.test.ts'],
           exclude: [...configDefaults.exclude, '**/*.int.test.ts'],
           pool: 'forks',
+          globalSetup: ['tests/support/temp-root.ts'],
         },
       },
       {
@@ -25,7 +27,7 @@ export default defineConfig({
           include: ['services/**/*.int.test.ts', 'tests/**/*.int.test.ts'],
           exclude: [...configDefaults.exclude],
           pool: 'forks',
-          globalSetup: ['tests/support/global-setup.ts'],
+          globalSetup: ['tests/support/temp-root.ts', 'tests/support/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           // Unit files first: a quick failure there shouldn't wait behind the stacks.
