@@ -3,7 +3,7 @@
  *                   [--seconds 20] [--concurrency 16]
  *                   [--traces-per-request 10] [--spans-per-trace 20] [--fresh-rate N]
  *                   [--ingest-processes N]   (Kafka mode: N standalone ingest processes)
- *                   [--engines all|none|name,...[;...]] [--text]
+ *                   [--engines all|none|name,...[;...]] [--text] [--data-root DIR]
  *
  * Runs the all-in-one service as a child process (as `pnpm start` would) and sends
  * realistic agent traces as OTLP/JSON over HTTP, OTLP protobuf over HTTP
@@ -25,19 +25,25 @@
  * answer to judge with the sentence model; without it the traces carry no text and
  * the engines have little to do. Each run ends with the engines' state as ingestion
  * health reports it (jobs analysed and skipped, sample rate, backlog).
+ *
+ * The service's data directory is made under `--data-root` (default the repository),
+ * and the cost of creating a file there is printed first (service-env.ts
+ * fileCreateMicros): on a disk that deleted many files in the last minutes it slows
+ * every ClickHouse part the service writes.
  */
 import { rmSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { Agent, request } from 'node:http'
 import { parseArgs } from 'node:util'
 import * as grpc from '@grpc/grpc-js'
 import { decodeTraceRequest } from '@svc/ingest/otlp/decode'
 import { decodeProtobufRequest } from '@svc/ingest/otlp/protobuf'
 import { tracesProtobuf } from '@svc/ingest/test-support/protobuf'
-import { exited, freePort, spawnAllInOne, spawnService, waitForHealth } from '../support/process.js'
+import { exited, freePort, REPO_ROOT, spawnAllInOne, spawnService, waitForHealth } from '../support/process.js'
 import { agentTrace, otlpEnvelope } from '../support/traces.js'
 import { busCeiling, clickhouseCeiling, sampleRecords } from './ceilings.js'
 import { cpuMs, fmt, peakRssMb, progress, summarize, table } from './stats.js'
-import { benchServiceEnv } from './service-env.js'
+import { benchServiceEnv, fileCreateMicros } from './service-env.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -54,6 +60,7 @@ const { values: args } = parseArgs({
     'fresh-rate': { type: 'string' },
     engines: { type: 'string', default: 'all' },
     text: { type: 'boolean', default: false },
+    'data-root': { type: 'string' },
   },
 })
 const SECONDS = Number(args.seconds)
@@ -114,7 +121,9 @@ async function engineState(apiUrl: string): Promise<Array<[string, string]>> {
 
 async function runMode(mode: 'embedded' | 'kafka', encoding: Encoding, engines: string): Promise<RunFigures> {
   process.stdout.write(`\n== ${mode} mode, ${encoding === 'json' ? 'OTLP/JSON over HTTP' : encoding === 'protobuf' ? 'OTLP protobuf over HTTP' : 'OTLP/gRPC'}, SVC_ENGINES=${engines}${args.text ? ', traces with text' : ''} ==\n`)
-  const { env, stopServices, ingestPort, apiPort } = await benchServiceEnv(mode, KEY)
+  const dataRoot = resolve(args['data-root'] ?? REPO_ROOT)
+  process.stdout.write(`  file create in ${dataRoot}: ${fmt(fileCreateMicros(dataRoot))} µs (ext4 near recent deletions: ~300-1,000; clean: ~25)\n`)
+  const { env, stopServices, ingestPort, apiPort } = await benchServiceEnv(mode, KEY, dataRoot)
   env.SVC_ENGINES = engines
   if (encoding === 'protobuf') env.SVC_INGEST_PROTOBUF = 'true'
   const INGEST_PROCESSES = mode === 'kafka' ? Number(args['ingest-processes']) : 0
