@@ -48,14 +48,17 @@ if [[ -s "$ID_FILE" ]]; then
 elif [[ -f "$META" ]]; then
   CLUSTER_ID="$(sed -n 's/^cluster\.id=//p' "$META" | tr -d ' \r\n')"
 else
-  CLUSTER_ID="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+  # Never one starting with '-' (one in 64 would), which the format command would take
+  # for an option: Kafka's own random ids avoid it for the same reason.
+  CLUSTER_ID=-
+  while [[ "$CLUSTER_ID" == -* ]]; do CLUSTER_ID="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"; done
 fi
 [[ -n "$CLUSTER_ID" ]] || { echo "run-local-broker: no cluster.id in $META; remove $LOG_DIR to start afresh" >&2; exit 1; }
 # Written before the format, so a crash between the two leaves the id the data gets.
 printf '%s\n' "$CLUSTER_ID" > "$ID_FILE.tmp" && mv "$ID_FILE.tmp" "$ID_FILE"
 
 LOG4J="-Dlog4j.configuration=file:$HERE/log4j.properties"
-java -cp "$LIB/*" "$LOG4J" kafka.tools.StorageTool format -t "$CLUSTER_ID" -c "$PROPS" --ignore-formatted > /dev/null
+java -cp "$LIB/*" "$LOG4J" kafka.tools.StorageTool format --cluster-id="$CLUSTER_ID" -c "$PROPS" --ignore-formatted > /dev/null
 
 echo "run-local-broker: starting Kafka on 127.0.0.1:$PORT (controller $CONTROLLER_PORT, data $LOG_DIR/data)" >&2
 exec java -Xmx512m -Xms256m -XX:+UseG1GC -Djava.awt.headless=true "$LOG4J" -cp "$LIB/*" kafka.Kafka "$PROPS"

@@ -131,8 +131,9 @@ export function codingAgentSuite(mode: BusMode) {
         commit_id: 'feedf00d', committed_at: when.toISOString(), agent: 'git-hook', employee: 'otel@acme.com', session_id: 'otel-s1', repository: 'acme/web', branch: 'main',
         message: 'Ship it', files: ['web/index.ts'], lines_added: 5, lines_removed: 2, source: 'activity',
       })
-      const files = await get('/top-files?period=day')
-      expect(files.body.files.find((f: TestJson) => f.file_path === 'web/index.ts')).toMatchObject({ edits: 1, commits: 1, lines_added: 5, lines_removed: 2 })
+      // The commit's files are rows of their own table, stored by an insert of their own, so they may show a moment after the commit.
+      const file = await eventually(async () => (await get('/top-files?period=day')).body.files?.find((f: TestJson) => f.file_path === 'web/index.ts'), 30_000, 200)
+      expect(file).toMatchObject({ edits: 1, commits: 1, lines_added: 5, lines_removed: 2 })
     })
   })
 }
