@@ -12,7 +12,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createBus } from '@svc/shared/bus/index'
-import { decodeFrame } from '@svc/shared/bus/embedded/framing'
+import { frameSize, LoggedRecord } from '@svc/shared/bus/embedded/framing'
 import { controlEventV1 } from '@svc/shared/bus/records'
 import { TOPICS } from '@svc/shared/bus/topics'
 import type { Config } from '@svc/shared/config'
@@ -27,11 +27,9 @@ export async function readEmbeddedControlState(dataDir: string): Promise<Control
   const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => /^\d{20}\.log$/.test(f)).sort()
   for (const f of files) {
     const buf = await readFile(join(dir, f))
-    for (let pos = 0; ; ) {
-      const frame = decodeFrame(buf, pos)
-      if (frame.kind !== 'record') break
-      pos += frame.size
-      const event = parseControlEvent(controlEventV1.decode(frame.record.value))
+    const chunk = { topic: TOPICS.controlEvents, partition: 0, buf }
+    for (let pos = 0, size = frameSize(buf, pos); size > 0; pos += size, size = frameSize(buf, pos)) {
+      const event = parseControlEvent(controlEventV1.decode(new LoggedRecord(chunk, pos).value))
       if (event) state.apply(event)
     }
   }

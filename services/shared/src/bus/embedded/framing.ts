@@ -13,13 +13,6 @@ import type { ConsumedRecord } from '../types.js'
 export const FRAME_HEADER_BYTES = 8
 const BODY_FIXED_BYTES = 8 + 8 + 4
 
-export interface FramedRecord {
-  offset: bigint
-  timestamp: number
-  key: Buffer | null
-  value: Buffer
-}
-
 export function encodeFrame(offset: bigint, timestamp: number, key: Buffer | null, value: Buffer): Buffer {
   return encodeFrames(offset, timestamp, [{ key, value }])
 }
@@ -58,12 +51,6 @@ export function encodeFrames(firstOffset: bigint, timestamp: number, records: Re
   return buf
 }
 
-export type FrameResult =
-  | { kind: 'record'; record: FramedRecord; size: number }
-  /** Not enough bytes in the buffer for a whole frame (read more, or a torn tail). */
-  | { kind: 'incomplete'; needed: number }
-  | { kind: 'corrupt' }
-
 /** frameSize's answer for a frame whose length or CRC is wrong (a whole frame is never 0 bytes). */
 export const CORRUPT_FRAME = 0
 
@@ -84,14 +71,8 @@ export function frameSize(buf: Buffer, pos: number): number {
   return size
 }
 
-/** Decodes the frame at `pos`; key and value are copies, safe to keep after the buffer is reused. */
-export function decodeFrame(buf: Buffer, pos: number): FrameResult {
-  const size = frameSize(buf, pos)
-  if (size === CORRUPT_FRAME) return { kind: 'corrupt' }
-  if (size < 0) return { kind: 'incomplete', needed: -size }
-  const r = new LoggedRecord({ topic: '', partition: -1, buf }, pos)
-  return { kind: 'record', size, record: { offset: r.offsetBigInt, timestamp: r.timestamp, key: r.key && Buffer.from(r.key), value: Buffer.from(r.value) } }
-}
+/** The offset of the whole frame at `pos` (frameSize said it is one). */
+export const frameOffset = (buf: Buffer, pos: number): bigint => buf.readBigUInt64BE(pos + FRAME_HEADER_BYTES)
 
 /** The buffer a read of one partition filled: its records are views of it. */
 export interface ReadChunk {
@@ -122,7 +103,7 @@ export class LoggedRecord implements ConsumedRecord {
   }
 
   get offsetBigInt(): bigint {
-    return this.chunk.buf.readBigUInt64BE(this.at + FRAME_HEADER_BYTES)
+    return frameOffset(this.chunk.buf, this.at)
   }
 
   get offset(): string {

@@ -1,6 +1,6 @@
 import { mkdir, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
-import { CORRUPT_FRAME, FRAME_HEADER_BYTES, LoggedRecord, decodeFrame, encodeFrames, frameSize } from './framing.js'
+import { CORRUPT_FRAME, LoggedRecord, encodeFrames, frameOffset, frameSize } from './framing.js'
 
 /**
  * One partition of one topic: an append-only sequence of segment files named by
@@ -215,7 +215,7 @@ export class PartitionLog {
           p += size
         }
         cursor.pos += p
-        if (last >= 0) cursor.offset = chunk.buf.readBigUInt64BE(last + FRAME_HEADER_BYTES) + 1n
+        if (last >= 0) cursor.offset = frameOffset(chunk.buf, last) + 1n
         if (p > 0) break
         // One frame larger than the chunk: read exactly that frame.
         const needed = -size
@@ -283,15 +283,15 @@ async function scanSegment(seg: Segment): Promise<{ validBytes: number; next: bi
       const { bytesRead } = await fh.read(buf, 0, buf.length, pos)
       const view = buf.subarray(0, bytesRead)
       let p = 0
-      let f = decodeFrame(view, p)
-      while (f.kind === 'record' && f.record.offset === next) {
+      let size = frameSize(view, p)
+      while (size > 0 && frameOffset(view, p) === next) {
         next++
-        p += f.size
-        f = decodeFrame(view, p)
+        p += size
+        size = frameSize(view, p)
       }
       // A frame that is corrupt, out of sequence, or runs past the end of the file is the torn tail.
-      if (f.kind !== 'incomplete' || pos + p + f.needed > seg.size) return { validBytes: pos + p, next }
-      if (p === 0) buf = Buffer.allocUnsafe(Math.max(buf.length * 2, f.needed))
+      if (size >= 0 || pos + p - size > seg.size) return { validBytes: pos + p, next }
+      if (p === 0) buf = Buffer.allocUnsafe(Math.max(buf.length * 2, -size))
       pos += p
     }
   } finally {
