@@ -6,6 +6,9 @@
  * to the unpatched library's output for a request that takes every path (null and
  * string keys, string and binary values, headers, explicit timestamps, several
  * partitions and topics), and reads the batches back with kafkajs's own decoder.
+ * Consuming, it works a record's offset and timestamp out in doubles where they are
+ * far inside 2^53 (Long objects otherwise): checked here against BigInt arithmetic on
+ * both sides of that line.
  */
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
@@ -19,6 +22,8 @@ const Long = kafkajsSrc('utils/long.js')
 const Decoder = kafkajsSrc('protocol/decoder.js')
 const decodeRecordBatch = kafkajsSrc('protocol/recordBatch/v0/decoder.js')
 const crc32C = kafkajsSrc('protocol/recordBatch/crc32C/index.js')
+const { RecordBatch } = kafkajsSrc('protocol/recordBatch/v0/index.js')
+const Record = kafkajsSrc('protocol/recordBatch/record/v0/index.js')
 
 interface Message {
   key: string | null
@@ -113,5 +118,18 @@ describe('the patched kafkajs produce encoding', () => {
     }
     const data = Buffer.from(Array.from({ length: 17 }, (_, i) => (i * 73 + 11) & 0xff))
     for (let n = 0; n <= data.length; n++) expect(crc32C(data.subarray(0, n))).toBe(bitwise(data.subarray(0, n)))
+  })
+
+  it('reads offsets and timestamps as Long arithmetic gives them, small deltas and large, below 2^53 and above', async () => {
+    const deltas = [0, 1, 127, 128, 2 ** 21, 2 ** 28 - 1, 2 ** 28, 2 ** 35, -1, -300]
+    for (const firstOffset of ['0', '123456', '9007199254740000', '123456789012345678'])
+      for (const firstTimestamp of [NOW, -1, 2 ** 40]) {
+        const records = deltas.map((timestampDelta, i) => Record({ offsetDelta: i, timestampDelta, key: null, value: Buffer.from([i]) }))
+        const encoded = await RecordBatch({ firstOffset: Long.fromString(firstOffset), firstTimestamp, maxTimestamp: firstTimestamp, records, lastOffsetDelta: records.length - 1 })
+        const batch = await decodeRecordBatch(new Decoder(encoded.buffer))
+        expect(batch.records.map((r: { offset: string; timestamp: string }) => [r.offset, r.timestamp])).toEqual(
+          deltas.map((d, i) => [String(BigInt(firstOffset) + BigInt(i)), String(BigInt(firstTimestamp) + BigInt(d))]),
+        )
+      }
   })
 })
