@@ -86,6 +86,11 @@ function nextPart<T>(items: T[], from: number, limit: SubscribeOptions['maxBatch
 
 export async function createKafkaBus(opts: KafkaBusOptions): Promise<Bus> {
   const log = opts.log.child({ component: 'kafka-bus' })
+  // Every partition of a topic handled at once (each still in order): the span consumer's
+  // rows from all of them then meet in the batch writer's next insert, where with fewer
+  // slots than partitions some waited a round (bench:ingest --mode kafka: 4 slots for 6
+  // partitions was ~4% slower end to end, in each of five alternated pairs).
+  const partitionsAtOnce = opts.defaultPartitions ?? DEFAULT_PARTITIONS_AT_ONCE
   const kafka = new Kafka({
     clientId: opts.clientId,
     brokers: opts.brokers,
@@ -197,7 +202,7 @@ export async function createKafkaBus(opts: KafkaBusOptions): Promise<Bus> {
 
   async function subscribe(sopts: SubscribeOptions): Promise<Subscription> {
     if (closed) throw new Error('kafka bus is closed')
-    const sub = new KafkaSubscription(kafka, admin, log, sopts, () => subscriptions.delete(sub))
+    const sub = new KafkaSubscription(kafka, admin, log, sopts, partitionsAtOnce, () => subscriptions.delete(sub))
     subscriptions.add(sub)
     try {
       await sub.start()
@@ -235,14 +240,8 @@ export async function createKafkaBus(opts: KafkaBusOptions): Promise<Bus> {
 }
 
 const LEADER_SETTLE_MS = 15_000
-/**
- * As many as a topic has by default (KAFKA_TOPIC_PARTITIONS, 6): every partition's
- * fetched records are handled at once, so the span consumer's rows from all of them
- * meet in the batch writer's next insert instead of two partitions waiting a round
- * (bench:ingest --mode kafka, five alternated pairs: 29,213 against 28,025 spans/s
- * end to end at 4, 51.7 against 53.4 ms of CPU per 1,000 spans, better in each pair).
- */
-const PARTITIONS_CONSUMED_CONCURRENTLY = 6
+/** Without a configured partition count: KAFKA_TOPIC_PARTITIONS's default. */
+const DEFAULT_PARTITIONS_AT_ONCE = 6
 
 /**
  * Right after createTopics (even with waitForLeaders) a broker can still answer
@@ -281,6 +280,7 @@ class KafkaSubscription implements Subscription {
     private readonly admin: Admin,
     log: Logger,
     private readonly opts: SubscribeOptions,
+    private readonly partitionsAtOnce: number,
     private readonly onClosed: () => void,
   ) {
     this.ephemeral = opts.ephemeral === true
@@ -341,7 +341,7 @@ class KafkaSubscription implements Subscription {
     await consumer.run({
       // Partitions are handled concurrently (each still in order), so one partition's
       // slow handler (an insert in flight) does not idle the others.
-      partitionsConsumedConcurrently: PARTITIONS_CONSUMED_CONCURRENTLY,
+      partitionsConsumedConcurrently: this.partitionsAtOnce,
       autoCommit: false,
       eachBatchAutoResolve: false,
       eachBatch: (payload) => this.eachBatch(payload),
