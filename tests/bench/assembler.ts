@@ -7,7 +7,7 @@
  * per span here is one the main thread does not have for accepting spans.
  *
  * The spans are bench:ingest's (agent traces of 20 spans, 10 per request), as the
- * Avro records ingest produces. Each batch goes through what the service does with
+ * Avro records ingest produces (spans.raw.v2: a record per trace per request). Each batch goes through what the service does with
  * it on the main thread: the consumer runner (decoding each record as the handler
  * reads it), the span consumer's handler (rows, dead-letter checks, repeats, the
  * trace tracker, each row's encoding as the store sends it: RowBinaryWithNamesAndTypes
@@ -22,7 +22,7 @@ import { SPAN_COLUMNS, type SpanRow } from '@svc/assembler/assemble'
 import { TraceTracker } from '@svc/assembler/trace-tracker'
 import { loadPriceTable } from '@svc/shared/domain/pricing'
 import { createLogger } from '@svc/shared/log'
-import { spanV1 } from '@svc/shared/bus/records'
+import { spanBatchV2, spansOf } from '@svc/shared/bus/span-batch'
 import { consumerBatchHandler } from '@svc/shared/bus/run-consumer'
 import { TOPICS } from '@svc/shared/bus/topics'
 import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
@@ -47,7 +47,11 @@ const encodeRows = await rowBinaryEncoder(chdb.client, 'spans_v1', Object.keys(s
 const encoding = await tableEncoding(chdb.client, 'spans_v1', SPAN_COLUMNS)
 await chdb.dispose()
 const encode = (rows: SpanRow[]) => encodeRows(rows as unknown as Array<Record<string, unknown>>).length
-const records: ConsumedRecord[] = sample.records.slice(0, BATCH).map((r, i) => ({ topic: TOPICS.spansRaw, partition: 0, offset: String(i), key: Buffer.from(r.key), value: r.value, timestamp: 0 }))
+// Records (a trace's spans of one request each, as ingest writes them) up to BATCH spans.
+const records: ConsumedRecord[] = sample.records
+  .slice(0, Math.max(1, Math.round(BATCH / sample.itemsPerRecord)))
+  .map((r, i) => ({ topic: TOPICS.spansRaw, partition: 0, offset: String(i), key: r.key === null ? null : Buffer.from(r.key), value: r.value, timestamp: 0 }))
+const spanCount = records.reduce((n, r) => n + spanBatchV2.decode(r.value).spans.length, 0)
 
 const log = createLogger({ level: 'warn' })
 const prices = loadPriceTable()
@@ -57,18 +61,18 @@ const consumer = spanConsumer({
   sink: { encoding: async () => encoding, add: async (rows) => void (bytes += rows.body().length) },
   tracker,
   log,
-  maxBatchRecords: BATCH,
+  maxBatchSpans: spanCount,
   rowContextFor: () => ({ retentionHours: 720, costProvider: 'openai', prices }),
   storedSpans: async () => new Set(),
   tracesWithTotals: async () => new Set(),
   reconcile: async () => 0,
   reconcileRollups: async () => {},
   nextBatchId: () => '1',
-  replayGuardRecords: 0,
+  replayGuardSpans: 0,
 })
 
 async function time(what: string, run: () => Promise<void>): Promise<number[]> {
-  progress(`timing ${what}: ${BATCHES} batches of ${fmt(records.length)} spans`)
+  progress(`timing ${what}: ${BATCHES} batches of ${fmt(spanCount)} spans in ${fmt(records.length)} records`)
   const ms: number[] = []
   for (let i = 0; i < WARMUP + BATCHES; i++) {
     const t0 = performance.now()
@@ -82,20 +86,20 @@ async function time(what: string, run: () => Promise<void>): Promise<number[]> {
 
 const handle = consumerBatchHandler({} as Bus, consumer)
 const ours = await time('the span consumer', () => handle(records))
-const rows = sample.rows.slice(0, records.length)
+const rows = sample.rows.slice(0, spanCount)
 const bare = await time('the ceiling (bare decode + encode)', async () => {
-  for (const r of records) spanV1.decode(r.value)
+  for (const r of records) spansOf(spanBatchV2.decode(r.value))
   encode(rows)
 })
 
 const line = (ms: number[]) => {
   const s = summarize(ms)
   const total = ms.reduce((a, b) => a + b, 0)
-  return { rate: (records.length * ms.length) / (total / 1000), us: (1000 * total) / (records.length * ms.length), s }
+  return { rate: (spanCount * ms.length) / (total / 1000), us: (1000 * total) / (spanCount * ms.length), s }
 }
 const o = line(ours)
 const b = line(bare)
-process.stdout.write(`\n== span consumer on one thread, batches of ${fmt(records.length)} spans ==\n`)
+process.stdout.write(`\n== span consumer on one thread, batches of ${fmt(spanCount)} spans (${fmt(records.length)} records) ==\n`)
 table([
   ['spans/s (one thread)', `${fmt(o.rate)}   (${fmt(o.us, 2)} µs per span)`],
   ['per batch p50/p95/p99', `${fmt(o.s.p50, 1)} / ${fmt(o.s.p95, 1)} / ${fmt(o.s.p99, 1)} ms`],

@@ -8,7 +8,8 @@ import { Kafka, logLevel } from 'kafkajs'
 import { spanRow, type SpanRow } from '@svc/assembler/assemble'
 import { loadPriceTable } from '@svc/shared/domain/pricing'
 import { createEmbeddedBus } from '@svc/shared/bus/embedded/index'
-import { spanV1, traceKey, type SpanRecord } from '@svc/shared/bus/records'
+import type { SpanRecord } from '@svc/shared/bus/records'
+import { spanBatchRecords } from '@svc/shared/bus/span-batch'
 import { decodeTraceRequest } from '@svc/ingest/otlp/decode'
 import { encodeRows, encoderFor, rowEncoding, RowBinaryWriter, type Encode, type RowEncoding } from '@svc/shared/store/row-binary'
 import { readMigrations } from '@svc/shared/store/migrate'
@@ -16,19 +17,30 @@ import { STORE_SETTINGS } from '@svc/shared/store/index'
 
 const principal = { org_id: '11111111-1111-5111-8111-111111111111', workspace_id: '22222222-2222-5222-8222-222222222222', project_id: 'bench' }
 
-export interface Sample { records: Array<{ key: string; value: Buffer }>; rows: SpanRow[]; perRequest: number }
+export interface Sample {
+  records: Array<{ key: string | null; value: Buffer }>
+  rows: SpanRow[]
+  /** Records per request: what one produce call of the ceiling sends. */
+  perRequest: number
+  /** Spans (or data points, events) per record, so a ceiling's records/s reads as items/s. */
+  itemsPerRecord: number
+}
 
-/** The same spans the benchmark sends, as the Avro records ingest produces and the rows the assembler inserts. */
+/** The same spans the benchmark sends, as the Avro records ingest produces (spans.raw.v2: a record per trace per request) and the rows the assembler inserts. */
 export function sampleRecords(bodies: string[]): Sample {
   const spans: SpanRecord[] = []
+  const records: Sample['records'] = []
   for (const json of bodies) {
     const decoded = decodeTraceRequest(JSON.parse(json), { principal, receivedAtMs: Date.now() })
-    if (decoded.ok) spans.push(...decoded.spans)
+    if (!decoded.ok) continue
+    spans.push(...decoded.spans)
+    records.push(...spanBatchRecords(decoded.spans))
   }
   return {
-    records: spans.map((s) => ({ key: traceKey(s.workspace_id, s.trace_id), value: spanV1.encode(s) })),
+    records,
     rows: spans.map((s) => spanRow(s, { retentionHours: 720, costProvider: 'openai', prices: loadPriceTable() })),
-    perRequest: Math.max(1, Math.round(spans.length / Math.max(1, bodies.length))),
+    perRequest: Math.max(1, Math.round(records.length / Math.max(1, bodies.length))),
+    itemsPerRecord: spans.length / Math.max(1, records.length),
   }
 }
 
@@ -45,7 +57,7 @@ async function concurrently(total: number, batch: number, concurrency: number, s
   return total / ((performance.now() - t0) / 1000)
 }
 
-/** Records/s of the bare bus: kafkajs with acks=all, or the embedded log with fsync, same batch size and concurrency as the HTTP clients. */
+/** Items/s (records/s times itemsPerRecord) of the bare bus: kafkajs with acks=all, or the embedded log with fsync, same records per call and concurrency as the HTTP clients. */
 export async function busCeiling(mode: 'embedded' | 'kafka', env: Record<string, string>, sample: Sample, concurrency: number): Promise<number> {
   const recs = sample.records
   if (mode === 'embedded') {
@@ -55,7 +67,7 @@ export async function busCeiling(mode: 'embedded' | 'kafka', env: Record<string,
     const rate = await concurrently(recs.length, sample.perRequest, concurrency, (a, b) => bus.produce('ceiling', recs.slice(a, b)))
     await bus.close()
     rmSync(dir, { recursive: true, force: true })
-    return rate
+    return rate * sample.itemsPerRecord
   }
   const kafka = new Kafka({ clientId: 'ceiling', brokers: env.KAFKA_BROKERS!.split(','), logLevel: logLevel.NOTHING })
   const admin = kafka.admin()
@@ -68,7 +80,7 @@ export async function busCeiling(mode: 'embedded' | 'kafka', env: Record<string,
   await producer.disconnect()
   await admin.deleteTopics({ topics: [topic] }).catch(() => {})
   await admin.disconnect()
-  return rate
+  return rate * sample.itemsPerRecord
 }
 
 /**

@@ -33,7 +33,7 @@ import { loadConfig } from '@svc/shared/config'
 import { createLogger } from '@svc/shared/log'
 import { createStore } from '@svc/shared/store/index'
 import { exited, spawnAllInOne, waitForHealth } from '../support/process.js'
-import { busCeiling, type Sample } from './ceilings.js'
+import { busCeiling } from './ceilings.js'
 import { addTotals, caClickhouseCeiling, caSample, makeLoad, TOTAL_KEYS, zeroTotals, type CaBody, type Totals } from './coding-agent-load.js'
 import { fmt, peakRssMb, progress, summarize, table } from './stats.js'
 import { benchServiceEnv } from './service-env.js'
@@ -203,7 +203,7 @@ async function run() {
     progress('measuring the bare ceilings with the same records and rows')
     const sampleBodies = plan.clients.flatMap((c) => c.slice(0, Math.ceil(1000 / CONCURRENCY)))
     const sample = caSample(sampleBodies)
-    const busMax = await busCeiling(MODE, env, { records: sample.records, rows: [], perRequest: sample.perRequest } as Sample, CONCURRENCY)
+    const busMax = await busCeiling(MODE, env, { records: sample.records, rows: [], perRequest: sample.perRequest, itemsPerRecord: 1 }, CONCURRENCY)
     const chMax = await caClickhouseCeiling(sample)
 
     const ok = rowsPoints === acceptedPoints && rowsEvents === acceptedEvents

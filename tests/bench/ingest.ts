@@ -296,7 +296,7 @@ async function runMode(mode: 'embedded' | 'kafka', encoding: Encoding, engines: 
       ['accept latency p50/p95/p99', `${fmt(lat.p50, 1)} / ${fmt(lat.p95, 1)} / ${fmt(lat.p99, 1)} ms per ${TRACES_PER_REQUEST * SPANS_PER_TRACE}-span request`],
       [args['fresh-rate'] ? 'accept→visible p50/p95 @ --fresh-rate' : 'accept→visible p50/p95 @ half rate', `${fmt(fr.p50)} / ${fmt(fr.p95)} ms (${fr.n} probes at ${fmt(halfRate)} spans/s)`],
       ['service peak RSS', `${fmt(rss)} MiB`],
-      [`ceiling: raw ${mode === 'kafka' ? 'kafkajs' : 'embedded-log'} produce`, `${fmt(busMax)} records/s → ours accepted ${fmt((acceptRate / busMax) * 100, 1)}%, end to end ${fmt((e2eRate / busMax) * 100, 1)}%`],
+      [`ceiling: raw ${mode === 'kafka' ? 'kafkajs' : 'embedded-log'} produce`, `${fmt(busMax)} spans/s → ours accepted ${fmt((acceptRate / busMax) * 100, 1)}%, end to end ${fmt((e2eRate / busMax) * 100, 1)}%`],
       ['ceiling: raw ClickHouse insert (chdb)', `${fmt(chMax)} rows/s → ours end to end ${fmt((e2eRate / chMax) * 100, 1)}%`],
     ])
     if (engineRows.length) {

@@ -57,7 +57,7 @@ describe.each(['embedded', 'kafka'] as const)('backpressure (%s bus)', (mode: Bu
 
     const metrics = await (await fetch(`${s.ingestUrl}/metrics`)).text()
     expect(Number(/^svc_ingest_refused_for_lag_total (\d+)/m.exec(metrics)?.[1])).toBe(refused)
-    expect(metrics).toMatch(/^svc_consumer_lag_seconds\{group="assembler",topic="spans\.raw\.v1"\} /m)
+    expect(metrics).toMatch(/^svc_consumer_lag_seconds\{group="assembler",topic="spans\.raw\.v2"\} /m)
     expect(metrics).toMatch(/^svc_ingest_max_lag_seconds 0\.001$/m)
 
     // Refusals reach ingestion health within a second or two (counted per workspace through the cache).

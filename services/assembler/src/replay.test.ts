@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEmbeddedBus } from '@svc/shared/bus/embedded/index'
-import { spanV1, traceKey, type SpanRecord } from '@svc/shared/bus/records'
+import type { SpanRecord } from '@svc/shared/bus/records'
+import { spanBatchRecords } from '@svc/shared/bus/span-batch'
 import { allTopicSpecs, GROUPS, TOPICS } from '@svc/shared/bus/topics'
 import type { Bus } from '@svc/shared/bus/types'
 import { createMemoryCache } from '@svc/shared/cache/memory'
@@ -92,7 +93,7 @@ describe('assembler replay after a crash between the parts of an insert', () => 
     const lostTraces = [span('c', 1, {}), span('c', 2, llm)]
     const later = [span('a', 4, llm), span('c', 3, tool)]
     const all = [...lostAll, ...lostLatency, ...lostTraces, ...later]
-    await bus.produce(TOPICS.spansRaw, all.map((s) => ({ key: traceKey(s.workspace_id, s.trace_id), value: spanV1.encode(s) })))
+    await bus.produce(TOPICS.spansRaw, spanBatchRecords(all))
 
     // The run that crashed: it stored these records' spans, some of its view parts did not land, and it committed nothing.
     const batch = batchIds()

@@ -105,7 +105,7 @@ function hotPathLoad() {
 const RECOVERY_WINDOW_MS = 6 * 3600_000
 
 /**
- * The assembler: spans.raw.v1 -> spans_v1 (and, through traces_v1_mv, traces_v1),
+ * The assembler: spans.raw.v2 (and v1) -> spans_v1 (and, through traces_v1_mv, traces_v1),
  * quiet traces -> engine.<name>.jobs.v1, every .dlq topic -> dead_letters_v1.
  */
 export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Promise<void>; tracker: TraceTracker; busy(): boolean; sweepRetention: RetentionSweeper['sweepOnce']; checkBudgets: BudgetWatch['checkOnce']; rollUpDrift(nowMs?: number): Promise<number> }> {
@@ -137,7 +137,7 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
     },
     tracker,
     log,
-    maxBatchRecords: config.SVC_ASSEMBLER_BATCH_ROWS,
+    maxBatchSpans: config.SVC_ASSEMBLER_BATCH_ROWS,
     rowContextFor: (ws) => ({
       retentionHours: workspaceRetentionHours(control.state, ws, config.SVC_DEFAULT_RETENTION_HOURS),
       costProvider: workspaceCostProvider(control.state, ws, config.SVC_DEFAULT_COST_PROVIDER),
@@ -149,7 +149,7 @@ export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Pr
     reconcileRollups: (traces) => reconcileRollups(store, traces),
     nextBatchId: batchIds(),
     // A failed commit is covered by the next one, so up to two batches can be replayed.
-    replayGuardRecords: 2 * config.SVC_ASSEMBLER_BATCH_ROWS,
+    replayGuardSpans: 2 * config.SVC_ASSEMBLER_BATCH_ROWS,
   })
   subs.push(await runConsumer(bus, { ...spans, handle: load.observe(spans.handle) }))
   subs.push(await runConsumer(bus, deadLetterSinkConsumer(store, log.child({ component: 'dead-letter-sink' }))))

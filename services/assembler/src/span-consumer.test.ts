@@ -2,6 +2,8 @@ import { loadPriceTable } from '@svc/shared/domain/pricing'
 import { describe, expect, it } from 'vitest'
 import { deadLetterV1, spanV1, traceKey, type SpanRecord } from '@svc/shared/bus/records'
 import { consumerBatchHandler } from '@svc/shared/bus/run-consumer'
+import { spanBatchRecords } from '@svc/shared/bus/span-batch'
+import { TOPICS } from '@svc/shared/bus/topics'
 import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
 import { createLogger } from '@svc/shared/log'
 import { EncodedRows, NotEncodable, type RowEncoding } from '@svc/shared/store/row-binary'
@@ -18,6 +20,10 @@ const record = (trace: string, span: string, offset: number, partition = 0, ws =
   }
   return { topic: 'spans.raw.v1', partition, offset: String(offset), key: Buffer.from(traceKey(ws, trace.repeat(32))), value: spanV1.encode(value), timestamp: 0 }
 }
+
+/** The spans of these v1 records as ingest writes them now: a spans.raw.v2 record per trace, at `offset` on. */
+const batched = (records: ConsumedRecord[], offset: number): ConsumedRecord[] =>
+  spanBatchRecords(records.map((r) => spanV1.decode(r.value))).map((r, i) => ({ topic: TOPICS.spansRaw, partition: 0, offset: String(offset + i), key: Buffer.from(r.key!), value: r.value, timestamp: 0 }))
 
 /**
  * An encoding that writes a row as its index among the rows written (4 bytes) and
@@ -56,7 +62,7 @@ function harness(guard: number, withTotals: (trace: string) => boolean = () => t
   const enc = indexEncoding(refuse)
   const reconciled: string[][] = []
   const handle = consumerBatchHandler(bus, spanConsumer({
-    maxBatchRecords: 1000,
+    maxBatchSpans: 1000,
     log: createLogger({ level: 'silent' }),
     tracker: new TraceTracker(60_000),
     rowContextFor: (ws) => ({ retentionHours: retentionHours(ws), costProvider: 'openai', prices: loadPriceTable() }),
@@ -73,7 +79,7 @@ function harness(guard: number, withTotals: (trace: string) => boolean = () => t
     reconcile: async (traces) => (reconciled.push(traces.map((t) => t.trace_id[0]!).sort()), 0),
     reconcileRollups: async () => {},
     nextBatchId: () => '1',
-    replayGuardRecords: guard,
+    replayGuardSpans: guard,
   }))
   return { handle, stored, reconciled, inserts, asked }
 }
@@ -98,6 +104,28 @@ describe('spanBatchHandler', () => {
     await h.handle([record('a', '1', 0), record('a', '2', 1), record('a', '3', 2)])
     expect(letters.map((l) => [l.topic, deadLetterV1.decode(l.value).original_offset, deadLetterV1.decode(l.value).reason])).toEqual([['spans.raw.v1.dlq', 1, 'unstorable span: no binary form']])
     expect(h.inserts[0]!.map((r) => [r.span_id[0], r.first_delivery])).toEqual([['1', 1], ['3', 1]])
+  })
+
+  it("reads a trace's spans from one spans.raw.v2 record, dead-lettering a span it cannot store with that span as the payload", async () => {
+    const letters: Array<{ topic: string; value: Buffer }> = []
+    const bus = { produce: async (topic: string, recs: Array<{ value: Buffer }>) => void letters.push(...recs.map((r) => ({ topic, value: r.value }))) } as unknown as Bus
+    const h = harness(0, () => true, () => 24, new Set(['2'.repeat(16)]), bus)
+    const records = batched([record('a', '1', 0), record('b', '1', 0), record('a', '2', 0), record('a', '3', 0)], 7)
+    expect(records).toHaveLength(2)
+    await h.handle(records)
+    expect(h.inserts[0]!.map((r) => [r.trace_id[0], r.span_id[0], r.first_delivery])).toEqual([['a', '1', 1], ['a', '3', 1], ['b', '1', 1]])
+    const letter = deadLetterV1.decode(letters[0]!.value)
+    expect([letters.length, letters[0]!.topic, letter.original_topic, letter.original_offset, letter.reason]).toEqual([1, 'spans.raw.v2.dlq', 'spans.raw.v2', 7, 'unstorable span: no binary form'])
+    expect(JSON.parse(letter.payload)).toMatchObject({ trace_id: 'a'.repeat(32), span_id: '2'.repeat(16), workspace_id: WS })
+    expect(letter.original_value).toEqual(records[0]!.value)
+  })
+
+  it("counts its replay guard in records of each topic: a spans.raw.v2 record holds a trace's spans", async () => {
+    // A guard of 32 spans is 2 spans.raw.v2 records (16 spans each, as estimated) and 32 spans.raw.v1 records.
+    const h = harness(32, () => true)
+    const v2 = batched(['a', 'b', 'c'].map((t) => record(t, '1', 0)), 0)
+    await h.handle(v2)
+    expect(h.reconciled).toEqual([['a', 'b']])
   })
 
   it("gives each span its own workspace's context when workspaces alternate in a batch", async () => {

@@ -1,6 +1,8 @@
 import type { Logger } from '@svc/shared/log'
 import { spanV1, traceKey, type SpanRecord } from '@svc/shared/bus/records'
 import { isStorableUuid, type ConsumerSpec, type Rejection } from '@svc/shared/bus/run-consumer'
+import { spanBatchV2, spansOf, SPANS_PER_RECORD_ESTIMATE, type SpanBatchRecord } from '@svc/shared/bus/span-batch'
+import { boundedJson, MAX_JSON_DEPTH } from '@svc/shared/json-limits'
 import type { TraceRef } from '@svc/shared/store/queries/trace-totals'
 import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
 import type { ConsumedRecord } from '@svc/shared/bus/types'
@@ -19,8 +21,8 @@ export interface SpanConsumerDeps {
   sink: SpanSink
   tracker: TraceTracker
   log: Logger
-  /** Records handed to one batch. */
-  maxBatchRecords: number
+  /** Spans handed to one batch at most (in records of spans.raw.v2: this over SPANS_PER_RECORD_ESTIMATE). */
+  maxBatchSpans: number
   /** Retention, cost provider and price table for a workspace's rows. */
   rowContextFor(workspaceId: string): RowContext
   /** Keys (spanKey) of the spans of these traces that are already stored; `replayed` traces are looked up in spans_v1 itself. */
@@ -33,8 +35,8 @@ export interface SpanConsumerDeps {
   reconcileRollups(traces: TraceRef[]): Promise<void>
   /** A fresh batch id (rollups.ts batchIds): stamped on the batch's rows, recorded by the roll-ups that count them. */
   nextBatchId(): string
-  /** Records after a partition (re)starts whose traces are reconciled: at least what can be in flight uncommitted. */
-  replayGuardRecords: number
+  /** Spans after a partition (re)starts whose traces are reconciled: at least what can be in flight uncommitted (in records of spans.raw.v2: this over SPANS_PER_RECORD_ESTIMATE). */
+  replayGuardSpans: number
 }
 
 /** ClickHouse's DateTime (expires_at) ends in 2106; DateTime64(9) holds signed 64-bit nanoseconds. */
@@ -57,7 +59,7 @@ export function unstorableSpan(span: SpanRecord, row: SpanRow): string | null {
  * replay records whose insert landed without its view inserts before a crash, so
  * the first `guard` records after such a point are suspect.
  */
-function replayTracker(guard: number) {
+function replayTracker(guardOf: (topic: string) => number) {
   const partitions = new Map<string, { next: bigint; guard: number }>()
   return (records: readonly ConsumedRecord[]): Set<ConsumedRecord> => {
     const replayed = new Set<ConsumedRecord>()
@@ -65,7 +67,7 @@ function replayTracker(guard: number) {
       const where = `${r.topic}/${r.partition}`
       const offset = BigInt(r.offset)
       let p = partitions.get(where)
-      if (!p || p.next !== offset) partitions.set(where, (p = { next: offset, guard }))
+      if (!p || p.next !== offset) partitions.set(where, (p = { next: offset, guard: guardOf(r.topic) }))
       p.next = offset + 1n
       if (p.guard > 0) {
         p.guard--
@@ -85,30 +87,39 @@ interface BatchTrace extends Omit<ObservedTrace, 'spanIds'> {
   spans: Map<string, number>
 }
 
+/** A dead letter's payload cut here: it shows a person which span of its record was rejected. */
+const REJECTED_SPAN_PAYLOAD_CHARS = 16 * 1024
+
 /**
- * The assembler's spans.raw.v1 consumer (group assembler): map spans to rows,
- * store them, then track their traces. A span that cannot be stored is rejected
- * (the runner dead-letters it) rather than blocking its partition forever.
+ * The assembler's consumer of spans.raw.v2 (a record per trace per request) and
+ * spans.raw.v1 (a record per span, drained after an upgrade), group assembler: map
+ * spans to rows, store them, then track their traces. A span that cannot be stored
+ * is rejected (the runner dead-letters it, with the span itself as the payload when
+ * its record holds others) rather than blocking its partition forever.
  *
  * Each record is decoded, mapped and encoded before the next is read (the
  * runner's decodeAsRead), so of a batch of 20,000 spans only the encoded bytes and
  * a summary per trace stay alive while the batch's look-ups and insert run.
  */
-export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
-  const replays = replayTracker(deps.replayGuardRecords)
-  let bytesPerRow = 1024
+export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord | SpanBatchRecord> {
+  // Bounds counted in spans, as records of each topic (a spans.raw.v2 record holds about SPANS_PER_RECORD_ESTIMATE).
+  const itemsPerRecord: Readonly<Record<string, number>> = { [TOPICS.spansRaw]: SPANS_PER_RECORD_ESTIMATE }
+  const replays = replayTracker((topic) => Math.ceil(deps.replayGuardSpans / (itemsPerRecord[topic] ?? 1)))
+  // Row bytes per bus record of the last batch (a record holds a span, or a trace's spans).
+  let bytesPerRecord = 1024
   return {
     group: GROUPS.assembler,
-    topics: { [TOPICS.spansRaw]: spanV1 },
-    maxBatchRecords: deps.maxBatchRecords,
+    topics: { [TOPICS.spansRaw]: spanBatchV2, [TOPICS.spansRawV1]: spanV1 },
+    maxBatchRecords: deps.maxBatchSpans,
+    itemsPerRecord,
     decodeAsRead: true,
     log: deps.log,
     async handle(batch, ctx) {
       const inReplay = replays(ctx.records)
       const batchId = deps.nextBatchId()
-      // Room for the batch at the last batch's bytes per row, so the buffer rarely grows; capped, as one batch
+      // Room for the batch at the last batch's bytes per record, so the buffer rarely grows; capped, as one batch
       // of a few huge spans must not size the next batch of many small ones (it grows past the cap as needed).
-      const rows = new EncodedRows(await deps.sink.encoding(), Math.min(MAX_INITIAL_BATCH_BYTES, Math.ceil(ctx.records.length * bytesPerRow * 1.1)))
+      const rows = new EncodedRows(await deps.sink.encoding(), Math.min(MAX_INITIAL_BATCH_BYTES, Math.ceil(ctx.records.length * bytesPerRecord * 1.1)))
       const copies = new SpanCopies()
       const traces = new Map<string, BatchTrace>()
       const rejected: Rejection[] = []
@@ -117,7 +128,7 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
       let contextOf: { workspaceId: string; ctx: RowContext } | undefined
       // A batch's spans come trace by trace: a span of the previous span's trace needs no key or look-up.
       let trace: BatchTrace | undefined
-      for (const { value: span, record } of batch) {
+      for (const { value, record } of batch) for (const span of spansOf(value)) {
         let row: SpanRow | undefined
         let why: string | null
         try {
@@ -132,7 +143,8 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
           why = err instanceof NotEncodable ? `unstorable span: ${err.message}` : `unmappable span: ${err instanceof Error ? err.message : String(err)}`
         }
         if (why !== null || !row) {
-          rejected.push({ record, reason: why ?? 'unmappable span', workspaceId: span.workspace_id, orgId: span.org_id })
+          const payload = 'spans' in value ? boundedJson(span, { maxDepth: MAX_JSON_DEPTH, maxChars: REJECTED_SPAN_PAYLOAD_CHARS }) : undefined
+          rejected.push({ record, reason: why ?? 'unmappable span', workspaceId: span.workspace_id, orgId: span.org_id, payload })
           continue
         }
         if (trace?.trace_id !== span.trace_id || trace.workspace_id !== span.workspace_id) trace = batchTrace(traces, span)
@@ -144,7 +156,7 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord> {
         if (span.received_at_ms > trace.receivedMs) trace.receivedMs = span.received_at_ms
         if (inReplay.has(record)) replayed.set(traceKey(span.workspace_id, span.trace_id), trace.ref)
       }
-      if (rows.count) bytesPerRow = rows.body().length / rows.count
+      if (rows.count) bytesPerRecord = rows.body().length / ctx.records.length
       // Exactly-once sums on at-least-once delivery: a trace's spans all come through
       // this partition, one batch at a time, and each batch is stored before the next
       // is handled, so the store plus this batch know every earlier copy. A batch

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createEmbeddedBus } from '@svc/shared/bus/embedded/index'
-import { spanV1 } from '@svc/shared/bus/records'
+import { spanBatchV2 } from '@svc/shared/bus/span-batch'
 import { runConsumer } from '@svc/shared/bus/run-consumer'
 import { GROUPS, TOPICS, allTopicSpecs } from '@svc/shared/bus/topics'
 import type { Bus } from '@svc/shared/bus/types'
@@ -75,7 +75,7 @@ describe('ingest admission', () => {
     // The assembler's group, stuck in its first batch.
     let release!: () => void
     const held = new Promise<void>((r) => (release = r))
-    const sub = await runConsumer(bus, { group: GROUPS.assembler, topics: { [TOPICS.spansRaw]: spanV1 }, log, handle: () => held })
+    const sub = await runConsumer(bus, { group: GROUPS.assembler, topics: { [TOPICS.spansRaw]: spanBatchV2 }, log, handle: () => held })
     cleanup.push(async () => {
       release()
       await sub.close()
@@ -93,7 +93,7 @@ describe('ingest admission', () => {
     expect(ingest.metrics.refused_for_lag).toBe(1)
     const scraped = await (await ingest.app.request('/metrics')).text()
     expect(scraped).toContain('svc_ingest_refused_for_lag_total 1')
-    expect(scraped).toMatch(/svc_ingest_lag_seconds\{topic="spans\.raw\.v1"\} 0\.[1-9]|svc_ingest_lag_seconds\{topic="spans\.raw\.v1"\} [1-9]/)
+    expect(scraped).toMatch(/svc_ingest_lag_seconds\{topic="spans\.raw\.v2"\} 0\.[1-9]|svc_ingest_lag_seconds\{topic="spans\.raw\.v2"\} [1-9]/)
     expect(scraped).toContain('svc_ingest_max_lag_seconds 0.05')
 
     // Coding-agent records have their own consumer, which is not behind.

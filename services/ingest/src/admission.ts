@@ -6,7 +6,7 @@
  *
  * - the consumer of its records is more than SVC_MAX_LAG_SECONDS behind: the oldest
  *   record it has not committed is older than that (spans: the assembler on
- *   spans.raw.v1; coding-agent metrics and logs: the coding-agent consumer), as the
+ *   spans.raw.v2; coding-agent metrics and logs: the coding-agent consumer), as the
  *   consumers publish it (shared/src/bus/consumer-lag.ts), read every second;
  * - the embedded log is at its disk budget (SVC_EMBEDDED_MAX_BYTES) with records
  *   its consumers have not read yet (consumed segments are deleted before that).

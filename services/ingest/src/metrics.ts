@@ -9,11 +9,11 @@ import { requestMetrics } from '@svc/shared/http/request-metrics'
 export interface IngestMetrics {
   /** Trace requests that reached the handler (authenticated). */
   requests: number
-  /** Spans durable on spans.raw.v1. */
+  /** Spans durable on spans.raw.v2. */
   accepted_spans: number
   /** Spans that failed validation inside an accepted batch. */
   rejected_spans: number
-  /** Rejected spans durable on spans.raw.v1.dlq. */
+  /** Rejected spans durable on spans.raw.v2.dlq. */
   dead_lettered: number
   /** Requests answered 400 because the body or its shape was malformed. */
   malformed_requests: number

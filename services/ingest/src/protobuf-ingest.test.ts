@@ -22,7 +22,8 @@ import { resourceFromAttributes } from '@opentelemetry/resources'
 import { LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs'
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics'
 import { BasicTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base'
-import { codingAgentEventV1, codingAgentMetricV1, deadLetterV1, spanV1 } from '@svc/shared/bus/records'
+import { codingAgentEventV1, codingAgentMetricV1, deadLetterV1 } from '@svc/shared/bus/records'
+import { decodeSpanRecords } from '@svc/shared/bus/span-batch'
 import { TOPICS } from '@svc/shared/bus/topics'
 import { loadConfig } from '@svc/shared/config'
 import { createLogger } from '@svc/shared/log'
@@ -61,7 +62,7 @@ const keyMetadata = () => {
   md.set('x-svc-api-key', KEY)
   return md
 }
-const spans = () => bus.records(TOPICS.spansRaw).map((r) => spanV1.decode(r.value))
+const spans = () => decodeSpanRecords(bus.records(TOPICS.spansRaw).map((r) => r.value))
 const deadLetters = () => bus.records(TOPICS.spansRawDlq).map((r) => deadLetterV1.decode(r.value))
 
 /** Two spans (a server root and an LLM child with an error status), ended and handed to `exporter` by the SDK. */

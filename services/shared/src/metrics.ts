@@ -103,6 +103,7 @@ export type LagWatch = Array<{ group: string; topic: string }>
  */
 export const PIPELINE_LAG: LagWatch = [
   { group: GROUPS.assembler, topic: TOPICS.spansRaw },
+  { group: GROUPS.assembler, topic: TOPICS.spansRawV1 },
   ...DEAD_LETTER_TOPICS.map((topic) => ({ group: GROUPS.deadLetterSink, topic })),
   ...TRACE_ENGINES.map((e) => ({ group: engineGroup(e), topic: engineJobsTopic(e) })),
   { group: GROUPS.engineResultsSink, topic: TOPICS.engineResults },

@@ -1,7 +1,8 @@
 /** POST /v1/otlp/coding-agent/v1/{traces,metrics,logs,activity}: the trace ingest rules, on the coding-agent topics. */
 import { readFileSync } from 'node:fs'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { codingAgentEventV1, codingAgentMetricV1, deadLetterV1, spanV1 } from '@svc/shared/bus/records'
+import { codingAgentEventV1, codingAgentMetricV1, deadLetterV1 } from '@svc/shared/bus/records'
+import { decodeSpanRecords } from '@svc/shared/bus/span-batch'
 import { TOPICS } from '@svc/shared/bus/topics'
 import { loadConfig } from '@svc/shared/config'
 import { createLogger } from '@svc/shared/log'
@@ -74,9 +75,9 @@ describe('what each endpoint writes', () => {
     expect(events.every((e) => e.workspace_id === WS.id && e.org_id === ORG.id)).toBe(true)
   })
 
-  it('traces: ordinary spans on spans.raw.v1', async () => {
+  it('traces: ordinary spans on spans.raw.v2', async () => {
     expect(await (await post('traces', bodies.traces)).json()).toEqual({ accepted_spans: 2, rejected_spans: 0 })
-    expect(bus.records(TOPICS.spansRaw).map((r) => spanV1.decode(r.value).workspace_id)).toEqual([WS.id, WS.id])
+    expect(decodeSpanRecords(bus.records(TOPICS.spansRaw).map((r) => r.value)).map((s) => s.workspace_id)).toEqual([WS.id, WS.id])
   })
 
   it('bad items are dead-lettered, the rest accepted, partialSuccess says why', async () => {

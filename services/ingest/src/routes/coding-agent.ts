@@ -7,7 +7,7 @@
  * or the bus does not acknowledge, and a 202 only once every record (and the dead
  * letter of every rejected item) is durable on the bus.
  *
- * - traces: decoded exactly as POST /v1/otlp/traces and written to spans.raw.v1,
+ * - traces: decoded exactly as POST /v1/otlp/traces and written to spans.raw.v2,
  *   so a coding agent's spans are ordinary traces.
  * - metrics: one CodingAgentMetricPoint per data point on coding-agent.metrics.v1.
  * - logs, activity: one CodingAgentEvent per record on coding-agent.events.v1.

@@ -11,7 +11,8 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs'
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
-import { codingAgentEventV1, deadLetterV1, spanV1 } from '@svc/shared/bus/records'
+import { codingAgentEventV1, deadLetterV1 } from '@svc/shared/bus/records'
+import { decodeSpanRecords } from '@svc/shared/bus/span-batch'
 import { TOPICS } from '@svc/shared/bus/topics'
 import { loadConfig } from '@svc/shared/config'
 import { createLogger } from '@svc/shared/log'
@@ -49,7 +50,7 @@ describe('stock OTLP/HTTP JSON exporter', () => {
     await provider.forceFlush()
     await provider.shutdown()
 
-    const got = bus.records(TOPICS.spansRaw).map((r) => spanV1.decode(r.value))
+    const got = decodeSpanRecords(bus.records(TOPICS.spansRaw).map((r) => r.value))
     expect(got).toHaveLength(2)
     const gotChild = got.find((s) => s.name === 'chat gpt-4o')!
     const gotRoot = got.find((s) => s.name === 'root')!
@@ -102,10 +103,10 @@ describe('over a real socket', () => {
     const gz = gzipSync(JSON.stringify(flatPayload()))
     const chunks = [gz.subarray(0, 10), gz.subarray(10, 30), gz.subarray(30)]
     const body = new ReadableStream<Uint8Array>({ pull: (ctl) => (chunks.length ? ctl.enqueue(chunks.shift()!) : ctl.close()) })
-    const before = bus.records(TOPICS.spansRaw).length
+    const before = decodeSpanRecords(bus.records(TOPICS.spansRaw).map((r) => r.value)).length
     const res = await fetch(`http://127.0.0.1:${running.port}/v1/otlp/traces`, { method: 'POST', body, duplex: 'half', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-svc-api-key': KEY } } as RequestInit)
     expect(res.status).toBe(202)
-    expect(bus.records(TOPICS.spansRaw).length - before).toBe(flatPayload().length)
+    expect(decodeSpanRecords(bus.records(TOPICS.spansRaw).map((r) => r.value)).length - before).toBe(flatPayload().length)
     expect(running.ingest.budget.inflightBytes).toBe(0)
   })
 })

@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { deadLetterV1, spanV1 } from '@svc/shared/bus/records'
+import { deadLetterV1 } from '@svc/shared/bus/records'
+import { decodeSpanRecords } from '@svc/shared/bus/span-batch'
 import { TOPICS } from '@svc/shared/bus/topics'
 import { loadConfig } from '@svc/shared/config'
 import { createLogger } from '@svc/shared/log'
@@ -26,7 +27,7 @@ const auth = { 'x-svc-api-key': KEY }
 const post = async (body: unknown, headers: Record<string, string> = { ...json, ...auth }, path = '/v1/otlp/traces'): Promise<Response> =>
   ingest.app.request(path, { method: 'POST', body: typeof body === 'string' || body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body), headers })
 const get = async (path: string, headers: Record<string, string> = auth): Promise<Response> => ingest.app.request(path, { headers })
-const spans = () => bus.records(TOPICS.spansRaw).map((r) => ({ key: r.key, span: spanV1.decode(r.value) }))
+const spans = () => bus.records(TOPICS.spansRaw).flatMap((r) => decodeSpanRecords([r.value]).map((span) => ({ key: r.key, span })))
 const deadLetters = () => bus.records(TOPICS.spansRawDlq).map((r) => deadLetterV1.decode(r.value))
 
 describe('authentication', () => {
@@ -53,10 +54,11 @@ describe('authentication', () => {
 })
 
 describe('POST /v1/otlp/traces', () => {
-  it('202 with the spans durable on spans.raw.v1, keyed workspace:trace, tenant from the key', async () => {
+  it('202 with the spans durable on spans.raw.v2, a record per trace keyed workspace:trace, tenant from the key', async () => {
     const res = await post(jsExporterPayload())
     expect(res.status).toBe(202)
     expect(await res.json()).toEqual({ accepted_spans: 2, rejected_spans: 0 })
+    expect(bus.records(TOPICS.spansRaw)).toHaveLength(1)
     const got = spans()
     expect(got.map((g) => g.key)).toEqual([`${WS.id}:${TRACE_ID}`, `${WS.id}:${TRACE_ID}`])
     expect(got[0]!.span).toMatchObject({ org_id: ORG.id, workspace_id: WS.id, project_id: 'web', trace_id: TRACE_ID, span_id: ROOT_ID, parent_span_id: '', service_name: 'support-agent' })
@@ -182,8 +184,9 @@ describe('POST /v1/otlp/traces', () => {
   })
 
   it('produces a huge batch in chunks and answers after all of them', async () => {
+    // A trace per span: a record per span, 12,000 records in calls of PRODUCE_CHUNK.
     const n = 12_000
-    const body = flatPayloadOf(n)
+    const body = flatPayloadOf(n, (i) => (i + 1).toString(16).padStart(32, '0'))
     build({ SVC_INGEST_MAX_BODY_BYTES: String(16 * 1024 * 1024) })
     const res = await post(body)
     expect(res.status).toBe(202)
@@ -220,7 +223,7 @@ describe('identity endpoints', () => {
     expect(text).toContain('# TYPE svc_ingest_accepted_spans_total counter\nsvc_ingest_accepted_spans_total 2\n')
     expect(text).toContain('svc_ingest_inflight_bytes 0\n')
     expect(text).toContain('svc_ingest_request_duration_seconds_count{route="/v1/otlp/traces",status="202"} 1')
-    expect(text).toMatch(/svc_consumer_lag_records\{group="assembler",topic="spans\.raw\.v1",partition="\d+"\} \d+/)
+    expect(text).toMatch(/svc_consumer_lag_records\{group="assembler",topic="spans\.raw\.v2",partition="\d+"\} \d+/)
     expect(text).toContain('svc_process_resident_memory_bytes')
   })
 
@@ -265,9 +268,9 @@ describe('identity endpoints', () => {
   })
 })
 
-function flatPayloadOf(n: number) {
+function flatPayloadOf(n: number, traceOf: (i: number) => string = () => TRACE_ID) {
   return Array.from({ length: n }, (_, i) => ({
-    trace_id: TRACE_ID,
+    trace_id: traceOf(i),
     span_id: (i + 1).toString(16).padStart(16, '0'),
     name: 's',
     start_time_unix_ns: 1,

@@ -46,7 +46,7 @@ describe('BatchSize', () => {
   })
 
   it('keeps one size per topic partition', () => {
-    const sizes = batchSizes(10, 1000)
+    const sizes = batchSizes(() => ({ min: 10, max: 1000 }))
     sizes.observe('a', 0, 10, 500)
     expect(sizes.limit('a', 0)).toBe(20)
     expect(sizes.limit('a', 1)).toBe(10)

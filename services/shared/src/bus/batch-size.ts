@@ -33,13 +33,19 @@ export class BatchSize {
   }
 }
 
-/** One BatchSize per topic partition, created on first use. */
-export function batchSizes(min: number, max: number): { limit(topic: string, partition: number): number; observe(topic: string, partition: number, taken: number, backlog: number | undefined): void } {
+/** One BatchSize per topic partition, created on first use with its topic's bounds. */
+export function batchSizes(bounds: (topic: string) => { min: number; max: number }): {
+  limit(topic: string, partition: number): number
+  observe(topic: string, partition: number, taken: number, backlog: number | undefined): void
+} {
   const sizes = new Map<string, BatchSize>()
   const of = (topic: string, partition: number) => {
     const k = `${topic}\u0000${partition}`
     let s = sizes.get(k)
-    if (!s) sizes.set(k, (s = new BatchSize(min, max)))
+    if (!s) {
+      const { min, max } = bounds(topic)
+      sizes.set(k, (s = new BatchSize(min, max)))
+    }
     return s
   }
   return {

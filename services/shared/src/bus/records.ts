@@ -1,6 +1,6 @@
 import { loadAvroType } from './avro.js'
 
-/** One span on spans.raw.v1; see schemas/span.v1.avsc for field meanings. */
+/** One span: a spans.raw.v1 record, and what the assembler reads out of a spans.raw.v2 record (span-batch.ts); see schemas/span.v1.avsc for field meanings. */
 export interface SpanRecord {
   org_id: string
   workspace_id: string

@@ -153,6 +153,26 @@ describe('runConsumer', () => {
     await sub.close()
   })
 
+  it('divides the batch bounds of a topic whose records hold several items by how many they hold', async () => {
+    const [several, one] = ['runner.several.v1', 'runner.one.v1']
+    await bus.ensureTopics([several, one].map((name) => ({ name, partitions: 1 })))
+    for (const topic of [several, one]) await bus.produce(topic, Array.from({ length: 3000 }, (_, i) => ({ key: `${WS}:s`, value: alignmentDocumentV1.encode(doc(`s${i}`)) })))
+    const sizes = new Map<string, number[]>([[several, []], [one, []]])
+    const sub = await runConsumer(bus, {
+      group: 'runner-items',
+      topics: { [several]: alignmentDocumentV1, [one]: alignmentDocumentV1 },
+      maxBatchRecords: 800,
+      minBatchRecords: 100,
+      itemsPerRecord: { [several]: 4 },
+      log,
+      handle: async (batch) => void sizes.get(batch[0]!.record.topic)!.push(batch.length),
+    })
+    for (const topic of [several, one]) await eventually(async () => (await bus.committedOffsets('runner-items', topic)).get(0) === '3000', 10_000, 5)
+    expect(sizes.get(several)!.slice(0, 5)).toEqual([25, 50, 100, 200, 200])
+    expect(sizes.get(one)!.slice(0, 5)).toEqual([100, 200, 400, 800, 800])
+    await sub.close()
+  })
+
   it('knows its lag in time: the age of the oldest record in hand while the handler runs, none once caught up', async () => {
     const topic = 'runner.lag.v1'
     await bus.ensureTopics([{ name: topic, partitions: 1 }])

@@ -55,6 +55,8 @@ export interface Rejection {
   orgId?: string
   /** How many times handling was tried (engines retry a job before giving up). */
   attempts?: number
+  /** The one item of the record that is rejected, as JSON text, when the record holds several (a span of a SpanBatch); the letter keeps the record's bytes too. */
+  payload?: string
 }
 
 /** A record on its way to a dead-letter topic (or, for the dead-letter sink, to its table). */
@@ -66,6 +68,8 @@ export interface DeadLetter {
   workspaceId: string
   orgId: string
   attempts: number
+  /** Rejection.payload; '' when the whole record is what was rejected. */
+  payload: string
 }
 
 export interface ConsumerContext extends BatchContext {
@@ -83,6 +87,12 @@ interface ConsumerSpecBase<T> {
   maxBatchRecords?: number
   /** The batch while caught up, where sizes start and return to (default a sixteenth of the largest). */
   minBatchRecords?: number
+  /**
+   * Topics whose records each hold several items, with about how many: their batch
+   * bounds are the ones above divided by it, so a batch holds about as many items
+   * whichever topic it is of (the assembler's spans.raw.v2, a trace's spans per record).
+   */
+  itemsPerRecord?: Readonly<Record<string, number>>
   /**
    * A lane the batches wait their turn in (decoding, handler, dead letters), while a hot
    * path sharing the process is busy: the all-in-one's background consumers.
@@ -136,7 +146,7 @@ function asDeadLetterRecord(d: DeadLetter): Buffer {
     workspace_id: d.workspaceId,
     source: d.group,
     reason: d.reason,
-    payload: '',
+    payload: d.payload,
     received_at_ms: d.record.timestamp,
     original_topic: d.record.topic,
     original_partition: d.record.partition,
@@ -169,6 +179,7 @@ export function consumerBatchHandler<T>(bus: Bus, spec: ConsumerSpec<T>): (recor
     workspaceId: r?.workspaceId ?? keyWorkspace(record.key),
     orgId: r?.orgId ?? '',
     attempts: r?.attempts ?? 0,
+    payload: r?.payload ?? '',
   })
 
   const handle = async (records: ConsumedRecord[], ctx: BatchContext) => {
@@ -241,18 +252,19 @@ export function consumerBatchHandler<T>(bus: Bus, spec: ConsumerSpec<T>): (recor
   }
 }
 
-/** Batch bounds of a consumer: the spec's largest (default 5,000), and the caught-up size (default a sixteenth of it). */
-function batchBounds(spec: Pick<ConsumerSpec<unknown>, 'maxBatchRecords' | 'minBatchRecords'>): { min: number; max: number } {
-  const max = spec.maxBatchRecords ?? 5000
-  return { min: Math.min(max, spec.minBatchRecords ?? Math.max(1, Math.floor(max / 16))), max }
+/** Batch bounds of a consumer on a topic: the spec's largest (default 5,000), and the caught-up size (default a sixteenth of it), in records. */
+function batchBounds(spec: Pick<ConsumerSpec<unknown>, 'maxBatchRecords' | 'minBatchRecords' | 'itemsPerRecord'>, topic: string): { min: number; max: number } {
+  const per = spec.itemsPerRecord?.[topic] ?? 1
+  const max = Math.max(1, Math.ceil((spec.maxBatchRecords ?? 5000) / per))
+  const min = spec.minBatchRecords === undefined ? Math.floor(max / 16) : Math.floor(spec.minBatchRecords / per)
+  return { min: Math.min(max, Math.max(1, min)), max }
 }
 
 /** Subscribes the group through the runner; resolves once subscribed (await `ready` for the group's assignment). */
 export async function runConsumer<T>(bus: Bus, spec: ConsumerSpec<T>): Promise<Subscription> {
   const topics = Object.keys(spec.topics)
   watchConsumerLag(spec.group, topics)
-  const { min, max } = batchBounds(spec)
-  const sizes = batchSizes(min, max)
+  const sizes = batchSizes((topic) => batchBounds(spec, topic))
   const onBatch = consumerBatchHandler(bus, spec)
   const sub = await bus.subscribe({
     group: spec.group,

@@ -5,10 +5,12 @@ import type { TopicSpec } from './types.js'
  * <topic>.dlq. The schema of each is the .avsc file named beside it.
  */
 export const TOPICS = {
-  /** Span (span.v1.avsc), key workspace_id:trace_id. Written by ingest, read by the assembler. */
-  spansRaw: 'spans.raw.v1',
-  /** DeadLetter (dead-letter.v1.avsc): spans that failed validation inside an accepted batch. */
-  spansRawDlq: 'spans.raw.v1.dlq',
+  /** SpanBatch (span-batch.v2.avsc: a trace's spans of one request), key workspace_id:trace_id. Written by ingest, read by the assembler. */
+  spansRaw: 'spans.raw.v2',
+  /** DeadLetter (dead-letter.v1.avsc): items that failed validation inside an accepted request, and spans the assembler could not store. */
+  spansRawDlq: 'spans.raw.v2.dlq',
+  /** Span (span.v1.avsc), a record per span: what ingest wrote before spans.raw.v2. Read by the assembler (an upgrade drains it), written by nothing. */
+  spansRawV1: 'spans.raw.v1',
   /** ControlEvent (control-event.v1.avsc): one partition, kept forever, folded by every process. */
   controlEvents: 'control.events.v1',
   /** BudgetAlert (budget-alert.v1.avsc), key workspace_id: cost budget thresholds crossed (advisory). */
@@ -23,7 +25,7 @@ export const TOPICS = {
   codingAgentEvents: 'coding-agent.events.v1',
 } as const
 
-/** Consumer groups of the assembler: spans.raw.v1 -> spans_v1, spans.raw.v1.dlq -> dead_letters_v1. */
+/** Consumer groups (the assembler reads spans.raw.v2 and spans.raw.v1; the dead-letter sink every .dlq topic). */
 export const GROUPS = {
   assembler: 'assembler',
   deadLetterSink: 'dead-letter-sink',
@@ -64,7 +66,7 @@ export const dlqTopic = (topic: string) => `${topic}.dlq`
 export const engineJobsDlqTopic = (engine: TraceEngine) => dlqTopic(engineJobsTopic(engine))
 
 /** Topics read through runConsumer whose dead letters are DeadLetter records (dead-letter.v1.avsc). */
-const DEAD_LETTERED = [TOPICS.spansRaw, TOPICS.engineResults, TOPICS.alignmentDocuments, TOPICS.codingAgentMetrics, TOPICS.codingAgentEvents] as const
+const DEAD_LETTERED = [TOPICS.spansRaw, TOPICS.spansRawV1, TOPICS.engineResults, TOPICS.alignmentDocuments, TOPICS.codingAgentMetrics, TOPICS.codingAgentEvents] as const
 
 /**
  * Every dead-letter topic, all landed in dead_letters_v1 by the dead-letter sink so
@@ -77,6 +79,7 @@ export function allTopicSpecs(opts: { partitions: number; replicationFactor: num
   const { partitions, replicationFactor } = opts
   return [
     { name: TOPICS.spansRaw, partitions, replicationFactor },
+    { name: TOPICS.spansRawV1, partitions, replicationFactor },
     { name: TOPICS.controlEvents, partitions: 1, replicationFactor, retentionMs: -1 },
     { name: TOPICS.budgetAlerts, partitions: 1, replicationFactor },
     { name: TOPICS.engineResults, partitions, replicationFactor },
