@@ -86,23 +86,8 @@ export function spanBatchRecords(spans: readonly SpanRecord[]): OutgoingRecord[]
 }
 
 function batched(s: SpanRecord): BatchedSpan {
-  return {
-    span_id: s.span_id,
-    parent_span_id: s.parent_span_id,
-    name: s.name,
-    kind: s.kind,
-    start_time_unix_nano: s.start_time_unix_nano,
-    end_time_unix_nano: s.end_time_unix_nano,
-    status_code: s.status_code,
-    status_message: s.status_message,
-    service_name: s.service_name,
-    scope_name: s.scope_name,
-    resource_attributes: s.resource_attributes,
-    attributes: s.attributes,
-    json_attribute_keys: s.json_attribute_keys,
-    events_json: s.events_json,
-    links_json: s.links_json,
-  }
+  const { org_id: _o, workspace_id: _w, project_id: _p, trace_id: _t, received_at_ms: _r, ...span } = s
+  return span
 }
 
 /** The spans of a record read from spans.raw.v1 (a Span) or spans.raw.v2 (a SpanBatch), as Span records. */
