@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { spanV1, traceKey, type SpanRecord } from './records.js'
-import { decodeSpanRecords, MAX_RECORD_BYTES, MAX_SPANS_PER_RECORD, spanBatchRecords, spanBatches, spanBatchV2, spansOf } from './span-batch.js'
+import { MAX_RECORD_BYTES } from './item-batches.js'
+import { decodeSpanRecords, MAX_SPANS_PER_RECORD, spanBatchRecords, spanBatchV2, spansOf } from './span-batch.js'
 
 const WS = '22222222-2222-5222-8222-222222222222'
 const span = (trace: string, id: number, over: Partial<SpanRecord> = {}): SpanRecord => ({
@@ -13,7 +14,7 @@ const span = (trace: string, id: number, over: Partial<SpanRecord> = {}): SpanRe
 describe('span batches (spans.raw.v2)', () => {
   it("puts a request's spans in one record per trace, in the order each trace first came, each trace's spans in their order", () => {
     const spans = [span('a', 1), span('b', 1), span('a', 2), span('c', 1), span('b', 2), span('a', 3)]
-    const batches = spanBatches(spans)
+    const batches = spanBatchRecords(spans).map((r) => spanBatchV2.decode(r.value))
     expect(batches.map((b) => [b.trace_id[0], b.spans.map((s) => Number.parseInt(s.span_id, 16))])).toEqual([['a', [1, 2, 3]], ['b', [1, 2]], ['c', [1]]])
     expect(spanBatchRecords(spans).map((r) => r.key)).toEqual(['a', 'b', 'c'].map((t) => traceKey(WS, t.repeat(32))))
   })
@@ -31,7 +32,7 @@ describe('span batches (spans.raw.v2)', () => {
 
   it('keeps spans apart that differ in a field the record holds once (project, received time)', () => {
     const spans = [span('a', 1), span('a', 2, { project_id: 'other' }), span('a', 3), span('a', 4, { received_at_ms: 1 })]
-    const batches = spanBatches(spans)
+    const batches = spanBatchRecords(spans).map((r) => spanBatchV2.decode(r.value))
     expect(batches.map((b) => [b.project_id, b.received_at_ms, b.spans.length])).toEqual([['p', 1_700_000_002_000, 2], ['other', 1_700_000_002_000, 1], ['p', 1, 1]])
     const back = decodeSpanRecords(spanBatchRecords(spans).map((r) => r.value))
     expect(back.find((s) => s.span_id.endsWith('2'))!.project_id).toBe('other')

@@ -2,14 +2,14 @@
  * Spans on the bus: a SpanBatch record (span-batch.v2.avsc) per trace per ingest
  * request on spans.raw.v2, where spans.raw.v1 had a Span record per span. A
  * request's spans of one trace travel together anyway (same key, so same partition,
- * one after another), and the bus, its client and the consumer runner cost about
- * as much per record as per span: with ~20 spans per trace per request they now do
- * that work once per trace, and the fields the spans share are encoded once.
+ * one after another); with ~20 spans per trace per request the per-record work
+ * is done once per trace (item-batches.ts).
  *
  * The assembler reads both topics, so what an older ingest wrote to spans.raw.v1
  * is drained after an upgrade; spansOf() turns either record into SpanRecords.
  */
 import { loadAvroType } from './avro.js'
+import { groupRecords, groupsInOrder } from './item-batches.js'
 import { traceKey, type SpanRecord } from './records.js'
 import type { OutgoingRecord } from './types.js'
 
@@ -37,51 +37,22 @@ export const MAX_SPANS_PER_RECORD = 64
  */
 export const SPANS_PER_RECORD_ESTIMATE = 16
 
+/** A request's spans share a record when they share every field the record holds once (one request's do but for trace and project). */
+const groupOf = (s: SpanRecord) => `${s.trace_id}\u0000${s.project_id}\u0000${s.workspace_id}\u0000${s.org_id}\u0000${s.received_at_ms}`
+
 /**
  * The records of one request's spans: one per trace and project (the project is a
  * span's own when it names one), in order of each trace's first span, each with at
- * most MAX_SPANS_PER_RECORD spans in the order they came. Every span is expected to
- * carry the same org, workspace and received_at_ms (one request's); those that do not
- * are kept apart too, so nothing is ever attributed to another span's fields.
+ * most MAX_SPANS_PER_RECORD spans in the order they came, and under MAX_RECORD_BYTES
+ * unless a single span is larger (item-batches.ts). Spans that differ in any field
+ * the record holds once are kept apart, so none is given another span's fields.
  */
-export function spanBatches(spans: readonly SpanRecord[]): SpanBatchRecord[] {
-  const open = new Map<string, SpanBatchRecord>()
-  const out: SpanBatchRecord[] = []
-  for (const s of spans) {
-    const group = `${s.trace_id}\u0000${s.project_id}\u0000${s.workspace_id}\u0000${s.org_id}\u0000${s.received_at_ms}`
-    let b = open.get(group)
-    if (!b || b.spans.length >= MAX_SPANS_PER_RECORD) {
-      b = { org_id: s.org_id, workspace_id: s.workspace_id, project_id: s.project_id, trace_id: s.trace_id, received_at_ms: s.received_at_ms, spans: [] }
-      open.set(group, b)
-      out.push(b)
-    }
-    b.spans.push(batched(s))
-  }
-  return out
-}
-
-/**
- * Encoded bytes a record of several spans stays under: a Kafka broker refuses a
- * record past its message.max.bytes (1 MiB by default), and a request's spans must
- * not become unstorable for having been put together. A record over it is split in
- * halves until each is under it or holds one span (which a record per span had too).
- */
-export const MAX_RECORD_BYTES = 256 * 1024
-
-/** spanBatches encoded for spans.raw.v2, keyed by trace. */
 export function spanBatchRecords(spans: readonly SpanRecord[]): OutgoingRecord[] {
   const out: OutgoingRecord[] = []
-  const add = (b: SpanBatchRecord) => {
-    const value = spanBatchV2.encode(b)
-    if (value.length <= MAX_RECORD_BYTES || b.spans.length === 1) {
-      out.push({ key: traceKey(b.workspace_id, b.trace_id), value })
-      return
-    }
-    const half = Math.ceil(b.spans.length / 2)
-    add({ ...b, spans: b.spans.slice(0, half) })
-    add({ ...b, spans: b.spans.slice(half) })
+  for (const group of groupsInOrder(spans, groupOf, MAX_SPANS_PER_RECORD)) {
+    const { org_id, workspace_id, project_id, trace_id, received_at_ms } = group[0]!
+    groupRecords(group, traceKey(workspace_id, trace_id), (g) => spanBatchV2.encode({ org_id, workspace_id, project_id, trace_id, received_at_ms, spans: g.map(batched) }), out)
   }
-  for (const b of spanBatches(spans)) add(b)
   return out
 }
 
