@@ -65,7 +65,7 @@ function batched(s: SpanRecord): BatchedSpan {
 export function spansOf(value: SpanRecord | SpanBatchRecord): SpanRecord[] {
   if (!('spans' in value)) return [value]
   const { org_id, workspace_id, project_id, trace_id, received_at_ms } = value
-  // Every field in span.v1.avsc's order, so every span has one shape whichever topic it came from.
+  // Every field in span.v1.avsc's order, written out: the spans of every spans.raw.v2 record share one object shape.
   return value.spans.map((s) => ({
     org_id,
     workspace_id,
