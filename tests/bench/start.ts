@@ -21,7 +21,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { exited, freePort, REPO_ROOT } from '../support/process.js'
+import { exited, freePort, REPO_ROOT, startScript } from '../support/process.js'
 import { cpuMs, fmt, progress, summarize, table } from './stats.js'
 
 const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '3' }, 'load-seconds': { type: 'string', default: '10' }, modes: { type: 'string', default: 'tsx,compiled' } } })
@@ -30,7 +30,7 @@ const LOAD_MS = Number(args['load-seconds']) * 1000
 const KEY = 'dr_benchStartKey00000000000000000000000001'
 const COMMANDS: Record<string, string[]> = {
   tsx: [join(REPO_ROOT, 'node_modules/.bin/tsx'), 'services/all-in-one/src/main.ts'],
-  compiled: [process.execPath, 'scripts/start.mjs', 'all-in-one'],
+  compiled: [process.execPath, ...startScript('start').flags, 'scripts/start.mjs', 'all-in-one'],
 }
 const modes = args.modes.split(',').map((m) => m.trim())
 for (const m of modes) if (!COMMANDS[m]) throw new Error(`--modes: unknown mode ${m} (known: ${Object.keys(COMMANDS).join(', ')})`)

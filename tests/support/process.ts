@@ -1,8 +1,23 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+/**
+ * The node flags `pnpm start:<service>` runs a service with (package.json's
+ * `node <flags> scripts/start.mjs <service>`), so a service spawned here from its
+ * TypeScript runs with the heap settings it runs with in production.
+ */
+export function startScript(name: string): { flags: string[]; service: string } {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  const script = pkg.scripts[name]
+  const m = script ? /^node((?:\s+--[a-z-]+(?:=\S+)?)*)\s+scripts\/start\.mjs\s+([a-z-]+)$/.exec(script) : null
+  if (!m) throw new Error(`package.json has no "${name}": "node [--flags] scripts/start.mjs <service>" script (found ${JSON.stringify(script)})`)
+  return { flags: m[1]!.trim().split(/\s+/).filter(Boolean), service: m[2]! }
+}
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -24,12 +39,12 @@ export function spawnAllInOne(env: Record<string, string>): ChildProcess & { out
 export function spawnService(entry: string, env: Record<string, string>): ChildProcess & { output: () => string } {
   // BENCH_NODE_ARGS: extra node flags for the service alone, e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof'.
   const extra = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []
-  return spawnNode([...extra, '--import', 'tsx', entry], env)
+  return spawnNode([...startScript('start').flags, ...extra, '--import', 'tsx', entry], env)
 }
 
 /** Runs a service as `pnpm start` does (scripts/start.mjs: its compiled JavaScript, built first when its sources changed). */
 export function spawnCompiled(service: string, env: Record<string, string>): ChildProcess & { output: () => string } {
-  return spawnNode(['scripts/start.mjs', service], env)
+  return spawnNode([...startScript('start').flags, 'scripts/start.mjs', service], env)
 }
 
 function spawnNode(args: string[], env: Record<string, string>): ChildProcess & { output: () => string } {

@@ -7,9 +7,7 @@
  * SIGKILL a whole type at a time, and restarted with the same environment (ports,
  * data directory).
  */
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { exited, REPO_ROOT, spawnService, waitForHealth } from './process.js'
+import { exited, spawnService, startScript, waitForHealth } from './process.js'
 
 export type ProcessType = 'clickhouse' | 'ingest' | 'assembler' | 'engines' | 'coding-agent' | 'api'
 
@@ -27,11 +25,7 @@ export interface Member {
 
 /** The TypeScript entry of the service `pnpm start:<type>` runs, read from package.json so the test follows the scripts. */
 export function startEntry(type: ProcessType): string {
-  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-  const script = pkg.scripts[`start:${type}`]
-  const m = script ? /^node scripts\/start\.mjs\s+([a-z-]+)$/.exec(script) : null
-  if (!m) throw new Error(`package.json has no "start:${type}": "node scripts/start.mjs <service>" script (found ${JSON.stringify(script)})`)
-  return `services/${m[1]!}/src/main.ts`
+  return `services/${startScript(`start:${type}`).service}/src/main.ts`
 }
 
 export class Topology {
