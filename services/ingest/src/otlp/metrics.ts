@@ -80,11 +80,12 @@ function pointValue(p: Record<string, unknown>): number {
   throw new PointRejected('data point has neither asInt nor asDouble')
 }
 
-function pointAttributes(p: Record<string, unknown>, resource: Record<string, string>, path: string): Record<string, string> {
+/** `path` names the point in an error only, so it is built only then (this runs for every point). */
+function pointAttributes(p: Record<string, unknown>, resource: Record<string, string>, path: () => string): Record<string, string> {
   const attrs = newAttributeMap()
   Object.assign(attrs, resource)
   try {
-    decodeAttributeList(listField(p.attributes, `${path}.attributes`), attrs, new Set())
+    decodeAttributeList(Array.isArray(p.attributes) ? p.attributes : listField(p.attributes, `${path()}.attributes`), attrs, new Set())
   } catch (err) {
     if (err instanceof InvalidValueError) throw new PointRejected(err.message)
     throw err
@@ -116,7 +117,7 @@ export function decodeMetricsRequest(body: unknown, opts: { tenant: Tenant; rece
           const mPath = `${sPath}.metrics[${k}]`
           if (!isObject(m)) throw new MalformedRequest(`${mPath} is not an object`)
           const name = typeof m.name === 'string' ? m.name : ''
-          const base = { org_id: opts.tenant.org_id, workspace_id: opts.tenant.workspace_id, metric_name: name, unit: typeof m.unit === 'string' ? m.unit : '', service_name: serviceName, received_at_ms: opts.receivedAtMs }
+          const unit = typeof m.unit === 'string' ? m.unit : ''
           const kind = isObject(m.sum) ? 'sum' : isObject(m.gauge) ? 'gauge' : isObject(m.histogram) ? 'histogram' : null
           if (!name || kind === null) {
             rejected.push({ reason: !name ? 'metric has no name' : `metric ${name}: only sum, gauge and histogram are accepted`, item: m })
@@ -138,8 +139,15 @@ export function decodeMetricsRequest(body: unknown, opts: { tenant: Tenant; rece
                 if (s === null) throw new PointRejected(`sum ${preview(p.sum)} is not a finite number`)
                 value = s
               } else value = pointValue(p)
+              // Every field written out, no spread: one object shape for every point (what
+              // the Avro writer reads fastest; a spread cost more than the whole encode).
               points.push({
-                ...base,
+                org_id: opts.tenant.org_id,
+                workspace_id: opts.tenant.workspace_id,
+                metric_name: name,
+                unit,
+                service_name: serviceName,
+                received_at_ms: opts.receivedAtMs,
                 metric_type: kind,
                 temporality,
                 is_monotonic: isMonotonic,
@@ -147,7 +155,7 @@ export function decodeMetricsRequest(body: unknown, opts: { tenant: Tenant; rece
                 time_unix_nano: timeOf(p),
                 value,
                 count,
-                attributes: pointAttributes(p, resource, `${mPath}.${kind}.dataPoints[${n}]`),
+                attributes: pointAttributes(p, resource, () => `${mPath}.${kind}.dataPoints[${n}]`),
               })
             } catch (err) {
               if (err instanceof PointRejected) rejected.push({ reason: `metric ${name}: ${err.message}`, item: p })
