@@ -31,6 +31,8 @@ const codingAgentBatchHandler = (store: Store, log: typeof quiet) => consumerBat
 const quiet = createLogger({ level: 'silent' })
 const tenant = { org_id: 'org-1', workspace_id: 'ws-1' }
 let store: Store
+/** The batch handler that landed the fixtures, batch after batch: it remembers the points it stored (stored-points.ts). */
+let handler: ReturnType<typeof codingAgentBatchHandler>
 const now = Date.now()
 const { shiftMs, requests } = replayRequests(now)
 const HOUR = 3_600_000
@@ -38,10 +40,14 @@ const endOfHour = Math.floor(now / HOUR) * HOUR + HOUR
 const day = { fromMs: endOfHour - 24 * HOUR, toMs: endOfHour }
 const week = { fromMs: endOfHour - 168 * HOUR, toMs: endOfHour }
 
-/** Each request as the batch of bus records ingest would have produced. */
+/** Each request as the batch of bus records ingest would have produced (each topic's offsets counting from 0, as on the bus). */
 function batches(): ConsumedRecord[][] {
-  let offset = 0
-  const rec = (topic: string, value: Buffer): ConsumedRecord => ({ topic, partition: 0, offset: String(offset++), key: null, value, timestamp: now })
+  const offsets = new Map<string, number>()
+  const rec = (topic: string, value: Buffer): ConsumedRecord => {
+    const offset = offsets.get(topic) ?? 0
+    offsets.set(topic, offset + 1)
+    return { topic, partition: 0, offset: String(offset), key: null, value, timestamp: now }
+  }
   return requests.map((r) => {
     const opts = { tenant, receivedAtMs: now }
     if (r.path === 'metrics') {
@@ -58,7 +64,7 @@ function batches(): ConsumedRecord[][] {
 beforeAll(async () => {
   store = await createStore(loadConfig({ SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'coding-agent-')) }), quiet)
   await migrate(store, quiet)
-  const handler = codingAgentBatchHandler(store, quiet)
+  handler = codingAgentBatchHandler(store, quiet)
   for (const b of batches()) await handler(b)
 }, 120_000)
 afterAll(() => store?.close())
@@ -84,6 +90,36 @@ describe('coding-agent consumer over embedded ClickHouse', () => {
   it('a restart that delivers every record again (one batch, new handler) changes nothing', async () => {
     await codingAgentBatchHandler(store, quiet)(batches().flat())
     await checkAll()
+  })
+
+  it('the same handler, its partition rewound to the start (a group reset), looks the points up again and changes nothing', async () => {
+    for (const b of batches()) await handler(b)
+    await checkAll()
+  })
+
+  it('converts a partition\'s next cumulative points against the points it stored last, without looking them up', async () => {
+    const ws = 'ws-remember'
+    const lookups: string[] = []
+    const counting: Store = Object.create(store, {
+      query: { value: (sql: string, params?: never, opts?: { tag?: string }) => (lookups.push(opts?.tag ?? ''), store.query(sql, params, opts)) },
+    })
+    const point = (type: string, minute: number, value: number) =>
+      codingAgentMetricV1.encode({
+        org_id: 'org-1', workspace_id: ws, metric_name: 'claude_code.token.usage', unit: 'tokens', service_name: 'claude-code', received_at_ms: now,
+        metric_type: 'sum', temporality: 'cumulative', is_monotonic: true, start_time_unix_nano: BigInt(now - HOUR) * 1_000_000n,
+        time_unix_nano: BigInt(now - HOUR + minute * 60_000) * 1_000_000n, value, count: 0, attributes: { 'session.id': 's-remember', type },
+      })
+    const exports = [[point('input', 1, 10), point('output', 1, 4)], [point('input', 2, 15), point('output', 2, 4)], [point('input', 3, 22), point('output', 3, 9)]]
+    const land = codingAgentBatchHandler(counting, quiet)
+    let offset = 0
+    for (const values of exports) await land(values.map((value) => ({ topic: TOPICS.codingAgentMetrics, partition: 0, offset: String(offset++), key: null, value, timestamp: now })))
+    // Only the first export's series were unknown.
+    expect(lookups.filter((t) => t === 'coding-agent.previous-points')).toHaveLength(1)
+    const rows = await store.query<{ type: string; delta: number }>(
+      'SELECT type, delta FROM coding_agent_metrics_v1 FINAL WHERE workspace_id = {ws:String} ORDER BY type, time_ns',
+      { ws },
+    )
+    expect(rows.map((r) => `${r.type} ${r.delta}`)).toEqual(['input 10', 'input 5', 'input 7', 'output 4', 'output 0', 'output 5'])
   })
 
   it('an exporter retry of one cumulative export alone (its series among many stored ones) adds nothing', async () => {

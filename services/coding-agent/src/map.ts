@@ -34,7 +34,7 @@ export function agentOf(serviceName: string, name: string, attrs: Record<string,
 const nanosToMs = (ns: bigint | number) => String(BigInt(ns) / 1_000_000n)
 
 /** Orders non-negative integers written in decimal without leading zeros (times as the rows keep them), without parsing them. */
-const compareDecimal = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)
+export const compareDecimal = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)
 
 // ---------------------------------------------------------------- metrics
 
