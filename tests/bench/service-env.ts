@@ -29,7 +29,7 @@ export function fileCreateMicros(root: string, files = 300): number {
  * `dataRoot`, default the repository), one
  * organization/workspace/key, free ports; in Kafka mode a broker and Redis
  * (KAFKA_BROKERS / REDIS_URL when set, else started the way the tests do) and a
- * topic prefix of its own. `stopServices` stops what was started here.
+ * topic prefix of its own. `stopServices` deletes the run's topics and stops what was started here.
  */
 export async function benchServiceEnv(mode: 'embedded' | 'kafka', apiKey: string, dataRoot = REPO_ROOT) {
   const env: Record<string, string> = {
@@ -41,11 +41,15 @@ export async function benchServiceEnv(mode: 'embedded' | 'kafka', apiKey: string
   }
   let stopServices: () => Promise<void> = async () => {}
   if (mode === 'kafka') {
-    const { provideKafka, provideRedis } = await import('../support/services.js')
+    const { deleteTopicsWithPrefix, provideKafka, provideRedis } = await import('../support/services.js')
     progress('starting Kafka and Redis (or using KAFKA_BROKERS / REDIS_URL)')
     const [kafka, redis] = await Promise.all([provideKafka(), provideRedis()])
-    Object.assign(env, { KAFKA_BROKERS: kafka.brokers, REDIS_URL: redis.url, KAFKA_TOPIC_PREFIX: `bench${Date.now()}.` }, operatorSecrets())
+    const prefix = `bench${Date.now()}.`
+    Object.assign(env, { KAFKA_BROKERS: kafka.brokers, REDIS_URL: redis.url, KAFKA_TOPIC_PREFIX: prefix }, operatorSecrets())
     stopServices = async () => {
+      // The run's topics go with it: a broker of KAFKA_BROKERS outlives the run.
+      const deleted = await deleteTopicsWithPrefix(kafka.brokers, prefix).catch((err: Error) => (progress(`could not delete the run's topics (${prefix}*): ${err.message}`), 0))
+      if (deleted) progress(`deleted the run's ${deleted} topics (${prefix}*)`)
       await kafka.stop()
       await redis.stop()
     }

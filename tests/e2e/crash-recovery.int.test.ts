@@ -36,7 +36,7 @@ describe.each(['embedded', 'kafka'] as const)('crash recovery (%s bus, SIGKILL d
     dataDir = mkdtempSync(join(tmpdir(), 'svc-crash-'))
     const [ingestPort, apiPort] = [await freePort(), await freePort()]
     const busEnv: Record<string, string> = mode === 'kafka'
-      ? { SVC_BUS: 'kafka', KAFKA_BROKERS: inject('kafkaBrokers'), REDIS_URL: inject('redisUrl'), KAFKA_TOPIC_PREFIX: `crash-${process.pid}-${Date.now()}.`, ...operatorSecrets() }
+      ? { SVC_BUS: 'kafka', KAFKA_BROKERS: inject('kafkaBrokers'), REDIS_URL: inject('redisUrl'), KAFKA_TOPIC_PREFIX: `${inject('kafkaTopicRoot')}crash-${process.pid}-${Date.now()}.`, ...operatorSecrets() }
       : { SVC_BUS: 'embedded', KAFKA_BROKERS: '', REDIS_URL: '' }
     const env = {
       ...busEnv, SVC_DATA_DIR: dataDir, SVC_HOST: '127.0.0.1', SVC_INGEST_PORT: String(ingestPort), SVC_API_PORT: String(apiPort),

@@ -49,7 +49,7 @@ describe('scale-out shape on one machine (Kafka, one process per service)', () =
     const common: Record<string, string> = {
       SVC_BUS: 'kafka',
       KAFKA_BROKERS: inject('kafkaBrokers'),
-      KAFKA_TOPIC_PREFIX: `scale${Date.now().toString(36)}.`,
+      KAFKA_TOPIC_PREFIX: `${inject('kafkaTopicRoot')}scale${Date.now().toString(36)}.`,
       KAFKA_TOPIC_PARTITIONS: '4',
       REDIS_URL: inject('redisUrl'),
       CLICKHOUSE_URL: `http://127.0.0.1:${chPort}`,

@@ -61,7 +61,7 @@ describe('service secrets in Kafka mode (real Redis)', () => {
       SVC_BUS: 'kafka',
       KAFKA_BROKERS: inject('kafkaBrokers'),
       REDIS_URL: inject('redisUrl'),
-      KAFKA_TOPIC_PREFIX: `secrets-${process.pid}-${Date.now()}.`,
+      KAFKA_TOPIC_PREFIX: `${inject('kafkaTopicRoot')}secrets-${process.pid}-${Date.now()}.`,
       SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-secrets-aio-')),
       SVC_HOST: '127.0.0.1',
       SVC_INGEST_PORT: '0',

@@ -28,6 +28,26 @@ const KAFKA_START_TIMEOUT_MS = 90_000
 const REDIS_START_TIMEOUT_MS = 15_000
 const STOP_GRACE_MS = 10_000
 
+/**
+ * Deletes the topics whose names start with `prefix`: what one run (a benchmark, a
+ * test stack) created on a broker that outlives it. Left there, every run's topics
+ * pile up on a long-lived development broker, and with a few thousand partitions its
+ * restarts take minutes and its heap fills. Returns how many were deleted.
+ */
+export async function deleteTopicsWithPrefix(brokers: string, prefix: string): Promise<number> {
+  if (!prefix) throw new Error('refusing to delete every topic: the prefix is empty')
+  const { Kafka, logLevel } = await import('kafkajs')
+  const admin = new Kafka({ clientId: 'test-cleanup', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin()
+  await admin.connect()
+  try {
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix))
+    if (topics.length) await admin.deleteTopics({ topics, timeout: 30_000 })
+    return topics.length
+  } finally {
+    await admin.disconnect()
+  }
+}
+
 const noop = async () => {}
 const progress = (msg: string) => process.stderr.write(`[test services] ${msg}\n`)
 

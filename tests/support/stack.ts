@@ -45,7 +45,7 @@ export async function startTestStack(mode: BusMode, extraEnv: Record<string, str
   if (mode === 'kafka') {
     env.KAFKA_BROKERS = inject('kafkaBrokers')
     env.REDIS_URL = inject('redisUrl')
-    env.KAFKA_TOPIC_PREFIX = `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.`
+    env.KAFKA_TOPIC_PREFIX = `${inject('kafkaTopicRoot')}t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}.`
     env.KAFKA_TOPIC_PARTITIONS = '3'
     Object.assign(env, operatorSecrets())
   }

@@ -15,7 +15,7 @@ describe('kafka bus', () => {
   const subs: Subscription[] = []
   let n = 0
   // Unique names per test: the broker is shared by the whole run.
-  const prefix = `kbt.${Date.now().toString(36)}.${randomUUID().slice(0, 6)}.`
+  const prefix = `${inject('kafkaTopicRoot')}kbt.${Date.now().toString(36)}.${randomUUID().slice(0, 6)}.`
   const unique = (name: string) => `${prefix}${name}.${++n}`
 
   async function topic(partitions = 1): Promise<string> {

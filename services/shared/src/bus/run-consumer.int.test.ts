@@ -20,7 +20,7 @@ describe('runConsumer on kafka', () => {
   let bus: Bus
   beforeAll(async () => {
     const kafka = await createKafkaBus({ brokers: inject('kafkaBrokers').split(','), clientId: 'run-consumer-test', log })
-    bus = namespacedBus(kafka, `rct.${Date.now().toString(36)}.${randomUUID().slice(0, 6)}.`)
+    bus = namespacedBus(kafka, `${inject('kafkaTopicRoot')}rct.${Date.now().toString(36)}.${randomUUID().slice(0, 6)}.`)
     await bus.ensureTopics(['docs.v1', 'docs.v1.dlq'].map((name) => ({ name, partitions: name.endsWith('.dlq') ? 1 : 2 })))
   })
   afterAll(async () => {
