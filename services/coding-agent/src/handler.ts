@@ -27,7 +27,7 @@ export function codingAgentConsumer(store: Store, log: Logger): ConsumerSpec<Cod
   return {
     group: GROUPS.codingAgent,
     topics: { [TOPICS.codingAgentMetrics]: codingAgentMetricV1, [TOPICS.codingAgentEvents]: codingAgentEventV1 },
-    // Large batches: each costs one previous-point lookup and four inserts whatever its size.
+    // Large batches: each costs at most one previous-point lookup and four inserts whatever its size.
     maxBatchRecords: 20_000,
     log,
     handle: (batch, ctx) => landCodingAgentRecords(store, stored, batch, ctx),
