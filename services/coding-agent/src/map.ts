@@ -6,11 +6,8 @@
  *   histograms convert count and sum).
  * - mapEvent: an event row, and the commits and file edits the event reports.
  */
-import { hash } from 'node:crypto'
 import type { CodingAgentEventRecord, CodingAgentMetricRecord } from '@svc/shared/bus/records'
-
-// One-shot hash(): a third of createHash()'s cost, and it runs for every point and event.
-export const hash32 = (s: string) => hash('sha256', s, 'hex').slice(0, 32)
+import { attributeSetId } from './ids.js'
 
 /** Attribute values as sent: JSON text for numbers, digits for int64s, verbatim strings. */
 export function num(v: string | undefined): number {
@@ -67,10 +64,7 @@ export interface PrevPoint {
 
 /** Series identity: metric name + attribute set + start time (a new start time is a new series). */
 export function seriesIdOf(p: CodingAgentMetricRecord): string {
-  const attrs = Object.keys(p.attributes)
-    .sort()
-    .map((k) => [k, p.attributes[k]])
-  return hash32(JSON.stringify([p.workspace_id, p.metric_name, p.metric_type, attrs, String(p.start_time_unix_nano)]))
+  return attributeSetId([p.workspace_id, p.metric_name, p.metric_type], p.attributes, [String(p.start_time_unix_nano)])
 }
 
 /** A metric point's row, its delta not yet known. */
@@ -276,7 +270,7 @@ export function mapEvent(e: CodingAgentEventRecord): MappedEvent {
   const name = eventNameOf(e)
   const agent = agentOf(e.service_name, e.event_name, a)
   const timeMs = nanosToMs(e.time_unix_nano)
-  const eventId = hash32(JSON.stringify([e.workspace_id, e.source, e.event_name, String(e.time_unix_nano), Object.keys(a).sort().map((k) => [k, a[k]]), e.body]))
+  const eventId = attributeSetId([e.workspace_id, e.source, e.event_name, String(e.time_unix_nano)], a, [e.body])
   const employee = employeeOf(a)
   const session = sessionIdOf(a)
   const success = a.success === 'true' ? 1 : a.success === 'false' ? 0 : -1
