@@ -110,9 +110,13 @@ export function statusCode(v: unknown): string {
 
 export const str = (v: unknown): string => (typeof v === 'string' ? v : '')
 
-/** A repeated OTLP field: absent/null is the empty list (proto3), anything else but a list is malformed. */
-export function listField(v: unknown, path: string): unknown[] {
+/**
+ * A repeated OTLP field: absent/null is the empty list (proto3), anything else but a
+ * list is malformed. `path` names the field in the error; a function when building it
+ * per item would cost more than the check (a metric's data points).
+ */
+export function listField(v: unknown, path: string | (() => string)): unknown[] {
   if (absent(v)) return []
-  if (!Array.isArray(v)) throw new MalformedRequest(`${path} is not a list`)
+  if (!Array.isArray(v)) throw new MalformedRequest(`${typeof path === 'string' ? path : path()} is not a list`)
   return v
 }

@@ -85,7 +85,7 @@ function pointAttributes(p: Record<string, unknown>, resource: Record<string, st
   const attrs = newAttributeMap()
   Object.assign(attrs, resource)
   try {
-    decodeAttributeList(Array.isArray(p.attributes) ? p.attributes : listField(p.attributes, `${path()}.attributes`), attrs, new Set())
+    decodeAttributeList(listField(p.attributes, () => `${path()}.attributes`), attrs, new Set())
   } catch (err) {
     if (err instanceof InvalidValueError) throw new PointRejected(err.message)
     throw err
