@@ -1,5 +1,5 @@
 import { traceKey, type SpanRecord } from '@svc/shared/bus/records'
-import { genAiFacts } from '@svc/shared/domain/genai'
+import { genAiFacts, type GenAiFacts } from '@svc/shared/domain/genai'
 import { priceTokens, type PriceTable } from '@svc/shared/domain/pricing'
 
 /**
@@ -86,16 +86,9 @@ export interface RowContext {
 export function spanRow(r: SpanRecord, ctx: RowContext): SpanRow {
   const start = BigInt(r.start_time_unix_nano)
   const end = BigInt(r.end_time_unix_nano)
-  const facts = genAiFacts(r.attributes)
+  const { facts, cost } = spanFacts(r.attributes, Number(start / 1_000_000n), ctx)
   // Expiry runs from the span's own start, so reads and TTL agree on what is "older than the window".
   const expiresNs = start + BigInt(ctx.retentionHours) * NS_PER_HOUR
-  let cost = { usd: facts.reportedCostUsd ?? 0, source: (facts.reportedCostUsd !== null ? 'reported' : '') as SpanRow['cost_source'], version: '' }
-  if (facts.reportedCostUsd === null && facts.isLlm) {
-    const priced = priceTokens(ctx.prices, [ctx.costProvider, facts.provider], facts.model, Number(start / 1_000_000n), {
-      input: facts.inputTokens, output: facts.outputTokens, cacheRead: facts.cacheReadTokens, cacheWrite: facts.cacheWriteTokens, reasoning: facts.reasoningTokens,
-    })
-    cost = { usd: priced.costUsd, source: priced.priced ? 'priced' : 'unpriced', version: priced.pricingVersion }
-  }
   return {
     org_id: r.org_id,
     workspace_id: r.workspace_id,
@@ -135,6 +128,24 @@ export function spanRow(r: SpanRecord, ctx: RowContext): SpanRow {
     batch_id: '0',
   }
 }
+
+/** A span's normalized GenAI facts and its cost (module comment of spanRow), from its attributes and its start in ms. */
+export function spanFacts(attributes: Record<string, string>, startMs: number, ctx: RowContext): { facts: GenAiFacts; cost: SpanCostColumns } {
+  const facts = genAiFacts(attributes)
+  if (facts.reportedCostUsd !== null) return { facts, cost: { usd: facts.reportedCostUsd, source: 'reported', version: '' } }
+  if (!facts.isLlm) return { facts, cost: NO_COST }
+  const priced = priceTokens(ctx.prices, [ctx.costProvider, facts.provider], facts.model, startMs, {
+    input: facts.inputTokens, output: facts.outputTokens, cacheRead: facts.cacheReadTokens, cacheWrite: facts.cacheWriteTokens, reasoning: facts.reasoningTokens,
+  })
+  return { facts, cost: { usd: priced.costUsd, source: priced.priced ? 'priced' : 'unpriced', version: priced.pricingVersion } }
+}
+
+interface SpanCostColumns {
+  usd: number
+  source: SpanRow['cost_source']
+  version: string
+}
+const NO_COST: SpanCostColumns = { usd: 0, source: '', version: '' }
 
 /** Identity of a span across deliveries: its trace's key plus its id. */
 export const spanKey = (r: { workspace_id: string; trace_id: string; span_id: string }) => `${traceKey(r.workspace_id, r.trace_id)}:${r.span_id}`

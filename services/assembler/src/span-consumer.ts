@@ -1,14 +1,16 @@
 import type { Logger } from '@svc/shared/log'
 import { spanV1, traceKey, type SpanRecord } from '@svc/shared/bus/records'
 import { isStorableUuid, type ConsumerSpec, type Rejection } from '@svc/shared/bus/run-consumer'
-import { spanBatchV2, spansOf, SPANS_PER_RECORD_ESTIMATE, type SpanBatchRecord } from '@svc/shared/bus/span-batch'
+import { spansOf, SPANS_PER_RECORD_ESTIMATE } from '@svc/shared/bus/span-batch'
+import { SpanBatchView, spanBatchV2View } from '@svc/shared/bus/span-batch-view'
 import { boundedJson, MAX_JSON_DEPTH } from '@svc/shared/json-limits'
 import type { TraceRef } from '@svc/shared/store/queries/trace-totals'
 import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
 import type { ConsumedRecord } from '@svc/shared/bus/types'
 import { EncodedRows, NotEncodable, type RowEncoding } from '@svc/shared/store/row-binary'
 import { SpanCopies, spanKey, spanRow, type RowContext, type SpanRow } from './assemble.js'
-import type { ObservedTrace, TraceTracker } from './trace-tracker.js'
+import { spanRowWriter, type SpanRowWriter } from './span-rows.js'
+import type { TraceTracker } from './trace-tracker.js'
 
 export interface SpanSink {
   /** How spans_v1's SPAN_COLUMNS are written now (the table's column types). */
@@ -80,12 +82,29 @@ function replayTracker(guardOf: (topic: string) => number) {
 
 const MAX_INITIAL_BATCH_BYTES = 32 << 20
 
+/** The fields of a span that its record holds once, as a SpanRecord and a SpanBatchView both have them. */
+type SharedFields = Pick<SpanRecord, 'org_id' | 'workspace_id' | 'project_id' | 'trace_id' | 'received_at_ms'>
+
+/** A 64-bit time as its halves: hi (signed) and lo (unsigned), as SpanBatchView.times holds them. */
+type Halves = [hi: number, lo: number]
+
 /** What a batch keeps of one trace while its rows are stored (each span's row is encoded at once and let go). */
-interface BatchTrace extends Omit<ObservedTrace, 'spanIds'> {
+interface BatchTrace {
   ref: TraceRef
+  workspace_id: string
+  trace_id: string
+  org_id: string
+  project_id: string
+  start: Halves
+  end: Halves
+  receivedMs: number
   /** Its span ids, each with the index of the row kept (the copy received last). */
   spans: Map<string, number>
 }
+
+const before = (aHi: number, aLo: number, bHi: number, bLo: number) => aHi < bHi || (aHi === bHi && aLo < bLo)
+const halvesOf = (ns: bigint): Halves => [Number(BigInt.asIntN(64, ns) >> 32n), Number(BigInt.asUintN(32, ns))]
+const bigintOf = ([hi, lo]: Halves) => (BigInt(hi) << 32n) + BigInt(lo)
 
 /** A dead letter's payload cut here: it shows a person which span of its record was rejected. */
 const REJECTED_SPAN_PAYLOAD_CHARS = 16 * 1024
@@ -101,15 +120,17 @@ const REJECTED_SPAN_PAYLOAD_CHARS = 16 * 1024
  * runner's decodeAsRead), so of a batch of 20,000 spans only the encoded bytes and
  * a summary per trace stay alive while the batch's look-ups and insert run.
  */
-export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord | SpanBatchRecord> {
+export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord | SpanBatchView> {
   // Bounds counted in spans, as records of each topic (a spans.raw.v2 record holds about SPANS_PER_RECORD_ESTIMATE).
   const itemsPerRecord: Readonly<Record<string, number>> = { [TOPICS.spansRaw]: SPANS_PER_RECORD_ESTIMATE }
   const replays = replayTracker((topic) => Math.ceil(deps.replayGuardSpans / (itemsPerRecord[topic] ?? 1)))
   // Row bytes per bus record of the last batch (a record holds a span, or a trace's spans).
   let bytesPerRecord = 1024
+  // The row writer of the table's encoding (null: its column types are not the ones span-rows.ts writes).
+  let writerOf: { encoding: RowEncoding; writer: SpanRowWriter | null } | undefined
   return {
     group: GROUPS.assembler,
-    topics: { [TOPICS.spansRaw]: spanBatchV2, [TOPICS.spansRawV1]: spanV1 },
+    topics: { [TOPICS.spansRaw]: spanBatchV2View, [TOPICS.spansRawV1]: spanV1 },
     maxBatchRecords: deps.maxBatchSpans,
     itemsPerRecord,
     decodeAsRead: true,
@@ -119,21 +140,42 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord | 
       const batchId = deps.nextBatchId()
       // Room for the batch at the last batch's bytes per record, so the buffer rarely grows; capped, as one batch
       // of a few huge spans must not size the next batch of many small ones (it grows past the cap as needed).
-      const rows = new EncodedRows(await deps.sink.encoding(), Math.min(MAX_INITIAL_BATCH_BYTES, Math.ceil(ctx.records.length * bytesPerRecord * 1.1)))
+      const encoding = await deps.sink.encoding()
+      if (writerOf?.encoding !== encoding) writerOf = { encoding, writer: spanRowWriter(encoding) }
+      const writer = writerOf.writer
+      const rows = new EncodedRows(encoding, Math.min(MAX_INITIAL_BATCH_BYTES, Math.ceil(ctx.records.length * bytesPerRecord * 1.1)))
       const copies = new SpanCopies()
       const traces = new Map<string, BatchTrace>()
       const rejected: Rejection[] = []
       const replayed = new Map<string, TraceRef>()
       // One workspace's spans come in a row: its context (settings look-ups) is worked out once per run of them.
       let contextOf: { workspaceId: string; ctx: RowContext } | undefined
+      const rowContext = (workspaceId: string) => {
+        if (contextOf?.workspaceId !== workspaceId) contextOf = { workspaceId, ctx: deps.rowContextFor(workspaceId) }
+        return contextOf.ctx
+      }
       // A batch's spans come trace by trace: a span of the previous span's trace needs no key or look-up.
       let trace: BatchTrace | undefined
-      for (const { value, record } of batch) for (const span of spansOf(value)) {
+      const track = (record: ConsumedRecord, shared: SharedFields, spanId: string, times: ArrayLike<number>, i: number) => {
+        if (trace?.trace_id !== shared.trace_id || trace.workspace_id !== shared.workspace_id) trace = batchTrace(traces, shared, times, i)
+        copies.add(trace.spans, spanId, shared.received_at_ms)
+        const { start, end } = trace
+        if (before(times[i]!, times[i + 1]!, start[0], start[1])) {
+          start[0] = times[i]!
+          start[1] = times[i + 1]!
+        }
+        if (before(end[0], end[1], times[i + 2]!, times[i + 3]!)) {
+          end[0] = times[i + 2]!
+          end[1] = times[i + 3]!
+        }
+        if (shared.received_at_ms > trace.receivedMs) trace.receivedMs = shared.received_at_ms
+        if (inReplay.has(record)) replayed.set(traceKey(shared.workspace_id, shared.trace_id), trace.ref)
+      }
+      const generic = (span: SpanRecord, record: ConsumedRecord, several: boolean) => {
         let row: SpanRow | undefined
         let why: string | null
         try {
-          if (contextOf?.workspaceId !== span.workspace_id) contextOf = { workspaceId: span.workspace_id, ctx: deps.rowContextFor(span.workspace_id) }
-          row = spanRow(span, contextOf.ctx)
+          row = spanRow(span, rowContext(span.workspace_id))
           why = unstorableSpan(span, row)
           if (why === null) {
             row.batch_id = batchId
@@ -143,18 +185,24 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord | 
           why = err instanceof NotEncodable ? `unstorable span: ${err.message}` : `unmappable span: ${err instanceof Error ? err.message : String(err)}`
         }
         if (why !== null || !row) {
-          const payload = 'spans' in value ? boundedJson(span, { maxDepth: MAX_JSON_DEPTH, maxChars: REJECTED_SPAN_PAYLOAD_CHARS }) : undefined
+          const payload = several ? boundedJson(span, { maxDepth: MAX_JSON_DEPTH, maxChars: REJECTED_SPAN_PAYLOAD_CHARS }) : undefined
           rejected.push({ record, reason: why ?? 'unmappable span', workspaceId: span.workspace_id, orgId: span.org_id, payload })
+          return
+        }
+        track(record, span, span.span_id, [...halvesOf(BigInt(span.start_time_unix_nano)), ...halvesOf(BigInt(span.end_time_unix_nano))], 0)
+      }
+      for (const { value, record } of batch) {
+        if (!(value instanceof SpanBatchView)) {
+          generic(value, record, false)
           continue
         }
-        if (trace?.trace_id !== span.trace_id || trace.workspace_id !== span.workspace_id) trace = batchTrace(traces, span)
-        copies.add(trace.spans, span.span_id, span.received_at_ms)
-        const start = BigInt(span.start_time_unix_nano)
-        const end = BigInt(span.end_time_unix_nano)
-        if (start < trace.startNs) trace.startNs = start
-        if (end > trace.endNs) trace.endNs = end
-        if (span.received_at_ms > trace.receivedMs) trace.receivedMs = span.received_at_ms
-        if (inReplay.has(record)) replayed.set(traceKey(span.workspace_id, span.trace_id), trace.ref)
+        // Spans straight from the record's bytes (span-rows.ts), each the writer declines through spanRow as before.
+        const fast = writer?.begin(value) ? writer : null
+        let decoded: SpanRecord[] | undefined
+        for (let i = 0; i < value.count; i++) {
+          if (fast?.write(rows, i, rowContext(value.workspace_id), batchId)) track(record, value, value.spanIds[i]!, value.times, 4 * i)
+          else generic((decoded ??= spansOf(value.decoded()))[i]!, record, true)
+        }
       }
       if (rows.count) bytesPerRecord = rows.body().length / ctx.records.length
       // Exactly-once sums on at-least-once delivery: a trace's spans all come through
@@ -181,7 +229,7 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord | 
         if (corrected) deps.log.info({ traces: corrected }, 'corrected trace totals after a replay')
       }
       const now = Date.now()
-      for (const t of traces.values()) deps.tracker.observe({ ...t, spanIds: t.spans.keys() }, now)
+      for (const t of traces.values()) deps.tracker.observe({ ...t.ref, org_id: t.org_id, project_id: t.project_id, startNs: bigintOf(t.start), endNs: bigintOf(t.end), receivedMs: t.receivedMs, spanIds: t.spans.keys() }, now)
       return rejected
     },
   }
@@ -200,14 +248,13 @@ function markStoredCopies(rows: EncodedRows, traces: ReadonlyMap<string, BatchTr
   return repeats
 }
 
-/** The batch's summary of this span's trace, begun with the span when it is the trace's first. */
-function batchTrace(traces: Map<string, BatchTrace>, span: SpanRecord): BatchTrace {
+/** The batch's summary of this span's trace, begun with the span (its start and end at times[i..i+3]) when it is the trace's first. */
+function batchTrace(traces: Map<string, BatchTrace>, span: SharedFields, times: ArrayLike<number>, i: number): BatchTrace {
   const key = traceKey(span.workspace_id, span.trace_id)
   let t = traces.get(key)
   if (!t) {
     const ref = { workspace_id: span.workspace_id, trace_id: span.trace_id }
-    const start = BigInt(span.start_time_unix_nano)
-    t = { ...ref, ref, org_id: span.org_id, project_id: span.project_id, spans: new Map(), startNs: start, endNs: BigInt(span.end_time_unix_nano), receivedMs: span.received_at_ms }
+    t = { ...ref, ref, org_id: span.org_id, project_id: span.project_id, spans: new Map(), start: [times[i]!, times[i + 1]!], end: [times[i + 2]!, times[i + 3]!], receivedMs: span.received_at_ms }
     traces.set(key, t)
   }
   return t

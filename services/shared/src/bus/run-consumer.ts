@@ -79,8 +79,8 @@ export interface ConsumerContext extends BatchContext {
 
 interface ConsumerSpecBase<T> {
   group: string
-  /** Each topic the group reads, with the Avro type of its records. */
-  topics: Readonly<Record<string, AvroType<T>>>
+  /** Each topic the group reads, with the Avro type of its records (or a reader of their bytes: span-batch-view.ts). */
+  topics: Readonly<Record<string, Pick<AvroType<T>, 'decode' | 'name'>>>
   /** Where a group with no committed offset starts. Default true: nothing written before the group existed is skipped. */
   fromBeginning?: boolean
   /** The largest batch, reached while the group is behind (default 5,000 records). */

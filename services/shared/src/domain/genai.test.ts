@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { genAiContent } from './genai-content.js'
-import { genAiFacts, phaseOf } from './genai.js'
+import { genAiFacts, phaseOf, GENAI_FACT_KEYS } from './genai.js'
 
 /** Attributes as ingest stores them: strings, non-strings as JSON text. */
 const otelChat = {
@@ -108,5 +108,14 @@ describe('genAiContent', () => {
         'retrieval.documents.0.document.id': 'a', 'retrieval.documents.0.document.score': '0.5', 'retrieval.documents.0.document.metadata': '{"url":"https://x.example/a"}',
       }).documents,
     ).toEqual([{ id: 'a', url: 'https://x.example/a', content: '', score: 0.5 }, { id: 'b', url: '', content: 'second', score: null }])
+  })
+})
+
+describe('GENAI_FACT_KEYS', () => {
+  it('is every attribute genAiFacts reads (with none present, it reads each of them)', () => {
+    const read = new Set<string>()
+    const attrs = new Proxy({} as Record<string, string>, { get: (_, key) => (typeof key === 'string' && read.add(key), undefined) })
+    genAiFacts(attrs)
+    expect([...read].sort()).toEqual([...GENAI_FACT_KEYS].sort())
   })
 })

@@ -53,6 +53,17 @@ const CACHE_WRITE_RAW = 'gen_ai.usage.cache_creation_input_tokens'
 const REASONING_KEYS = ['gen_ai.usage.reasoning.output_tokens', 'gen_ai.usage.reasoning_tokens', 'llm.usage.reasoning_tokens', 'llm.token_count.completion_details.reasoning']
 const COST_KEYS = ['svc.cost_usd', 'gen_ai.usage.cost', 'gen_ai.usage.cost_usd', 'llm.usage.cost', 'llm.cost.total']
 
+/**
+ * Every attribute genAiFacts reads: the facts of a span depend on these alone, so a
+ * reader may hand it just these (assembler/src/span-rows.ts; genai.test.ts checks
+ * the list against what genAiFacts reads).
+ */
+export const GENAI_FACT_KEYS: ReadonlySet<string> = new Set([
+  ...MODEL_KEYS, ...PROVIDER_KEYS, ...INPUT_KEYS, ...OUTPUT_KEYS, ...CACHE_READ_INCLUDED, ...CACHE_WRITE_INCLUDED, CACHE_READ_RAW, CACHE_WRITE_RAW, ...REASONING_KEYS, ...COST_KEYS,
+  'gen_ai.operation.name', 'openinference.span.kind', 'llm.request.type', 'traceloop.span.kind', 'gen_ai.tool.name', 'tool.name',
+  'gen_ai.retrieval.documents', 'retrieval.documents.0.document.id', 'retrieval.documents.0.document.content',
+])
+
 const OPERATION_TYPES: Record<string, SpanType> = {
   chat: 'llm',
   text_completion: 'llm',

@@ -336,6 +336,8 @@ export function encodeRows(w: RowBinaryWriter, columns: readonly string[], types
 /** How rows of some columns of a table are written: the body's header and the row writer (Store.rowEncoding). */
 export interface RowEncoding {
   readonly columns: readonly string[]
+  /** Each column's type as the table has it (what the header names). */
+  readonly types: readonly string[]
   readonly header: Buffer
   readonly writeRow: (w: RowBinaryWriter, row: Record<string, unknown>) => void
 }
@@ -343,7 +345,7 @@ export interface RowEncoding {
 export function rowEncoding(columns: readonly string[], types: readonly string[], encoders: readonly Encode[]): RowEncoding {
   const w = new RowBinaryWriter(1024)
   writeHeader(w, columns, types)
-  return { columns, header: Buffer.from(w.take()), writeRow: rowWriter(columns, types, encoders) }
+  return { columns, types, header: Buffer.from(w.take()), writeRow: rowWriter(columns, types, encoders) }
 }
 
 /**
@@ -371,6 +373,22 @@ export class EncodedRows {
     const start = this.w.pos
     try {
       this.encoding.writeRow(this.w, row)
+    } catch (err) {
+      this.w.pos = start
+      throw err
+    }
+    this.ends.push(this.w.pos)
+  }
+
+  /**
+   * Appends a row written by `write` itself, every column in the encoding's order
+   * (a writer that knows the bytes already: assembler/src/span-rows.ts). A throw
+   * leaves nothing of the row.
+   */
+  pushWritten(write: (w: RowBinaryWriter) => void): void {
+    const start = this.w.pos
+    try {
+      write(this.w)
     } catch (err) {
       this.w.pos = start
       throw err
