@@ -50,7 +50,8 @@ function writeVarint(tap: Tap, lo: number, hi: number): void {
   tap.pos = pos
 }
 
-function writeLong(tap: Tap, v: unknown): void {
+/** Writes an Avro long (a number or a bigint) at tap.pos: the codec's own writer, for hand-written encoders (span-batch-writer.ts). */
+export function writeLong(tap: Tap, v: unknown): void {
   if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < TWO_52) {
     const z = v >= 0 ? v * 2 : -v * 2 - 1 // zigzag, exact below 2^53
     writeVarint(tap, z % TWO_28, Math.floor(z / TWO_28))

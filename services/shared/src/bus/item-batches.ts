@@ -14,15 +14,25 @@ import type { OutgoingRecord } from './types.js'
  */
 export const MAX_RECORD_BYTES = 256 * 1024
 
-/** Items grouped by `groupOf`, groups in the order of their first item, items in theirs, at most `max` items a group. */
-export function groupsInOrder<T>(items: readonly T[], groupOf: (item: T) => string, max: number): T[][] {
-  const open = new Map<string, T[]>()
+/**
+ * Items grouped (`same` of an item and a group's first), groups in the order of
+ * their first item, items in theirs, at most `max` items a group. `keyOf` is a
+ * string that items of one group share (a trace id), so an item is compared only
+ * with the groups under its key, and no key is built of all the fields compared.
+ */
+export function groupsInOrder<T>(items: readonly T[], keyOf: (item: T) => string, same: (a: T, b: T) => boolean, max: number): T[][] {
+  // Per key, the group still open for each distinct `same` class seen under it.
+  const open = new Map<string, T[][]>()
   const out: T[][] = []
   for (const item of items) {
-    const g = groupOf(item)
-    let group = open.get(g)
+    const key = keyOf(item)
+    let candidates = open.get(key)
+    if (!candidates) open.set(key, (candidates = []))
+    let i = 0
+    while (i < candidates.length && !same(candidates[i]![0]!, item)) i++
+    let group = candidates[i]
     if (!group || group.length >= max) {
-      open.set(g, (group = []))
+      candidates[i] = group = []
       out.push(group)
     }
     group.push(item)

@@ -10,6 +10,7 @@
  */
 import { loadAvroType } from './avro.js'
 import { groupRecords, groupsInOrder } from './item-batches.js'
+import { encodeSpanBatch } from './span-batch-writer.js'
 import { traceKey, type SpanRecord } from './records.js'
 import type { OutgoingRecord } from './types.js'
 
@@ -37,8 +38,9 @@ export const MAX_SPANS_PER_RECORD = 64
  */
 export const SPANS_PER_RECORD_ESTIMATE = 16
 
-/** A request's spans share a record when they share every field the record holds once (one request's do but for trace and project). */
-const groupOf = (s: SpanRecord) => `${s.trace_id}\u0000${s.project_id}\u0000${s.workspace_id}\u0000${s.org_id}\u0000${s.received_at_ms}`
+/** Spans share a record when they share every field the record holds once (one request's spans do but for trace and project). */
+const sameRecord = (a: SpanRecord, b: SpanRecord) =>
+  a.trace_id === b.trace_id && a.project_id === b.project_id && a.workspace_id === b.workspace_id && a.org_id === b.org_id && a.received_at_ms === b.received_at_ms
 
 /**
  * The records of one request's spans: one per trace and project (the project is a
@@ -49,16 +51,11 @@ const groupOf = (s: SpanRecord) => `${s.trace_id}\u0000${s.project_id}\u0000${s.
  */
 export function spanBatchRecords(spans: readonly SpanRecord[]): OutgoingRecord[] {
   const out: OutgoingRecord[] = []
-  for (const group of groupsInOrder(spans, groupOf, MAX_SPANS_PER_RECORD)) {
-    const { org_id, workspace_id, project_id, trace_id, received_at_ms } = group[0]!
-    groupRecords(group, traceKey(workspace_id, trace_id), (g) => spanBatchV2.encode({ org_id, workspace_id, project_id, trace_id, received_at_ms, spans: g.map(batched) }), out)
+  for (const group of groupsInOrder(spans, (s) => s.trace_id, sameRecord, MAX_SPANS_PER_RECORD)) {
+    const { workspace_id, trace_id } = group[0]!
+    groupRecords(group, traceKey(workspace_id, trace_id), encodeSpanBatch, out)
   }
   return out
-}
-
-function batched(s: SpanRecord): BatchedSpan {
-  const { org_id: _o, workspace_id: _w, project_id: _p, trace_id: _t, received_at_ms: _r, ...span } = s
-  return span
 }
 
 /** The spans of a record read from spans.raw.v1 (a Span) or spans.raw.v2 (a SpanBatch), as Span records. */
