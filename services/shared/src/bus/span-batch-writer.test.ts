@@ -44,6 +44,13 @@ describe('encodeSpanBatch', () => {
     }
   })
 
+  it('leaves nothing of a record that fails half way (a time that is not an integer)', () => {
+    const next = rng(29)
+    const [good, bad] = [randomSpans(next, 2), randomSpans(next, 2)]
+    expect(() => encodeSpanBatch([bad[0]!, { ...bad[1]!, end_time_unix_nano: 1.5 }])).toThrow()
+    expect(encodeSpanBatch(good).equals(avscBytes(good))).toBe(true)
+  })
+
   it('hands out records that stay as written while later ones are written (across slabs too)', () => {
     const next = rng(23)
     const batches = Array.from({ length: 300 }, () => randomSpans(next, 3))

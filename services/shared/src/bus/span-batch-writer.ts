@@ -95,6 +95,11 @@ class SlabWriter {
     this.long(0)
   }
 
+  /** Drops what was written since the last take (a record that failed half way). */
+  abandon(): void {
+    this.pos = this.start
+  }
+
   /** The record written since the last take (a view of the slab). */
   take(): Buffer {
     const out = this.buf.subarray(this.start, this.pos)
@@ -137,32 +142,38 @@ const writer = new SlabWriter()
 /** One SpanBatch of these spans, which share org_id, workspace_id, project_id, trace_id and received_at_ms (those of the first are written). */
 export function encodeSpanBatch(spans: readonly SpanRecord[]): Buffer {
   const w = writer
-  const first = spans[0]!
-  w.string(first.org_id)
-  w.string(first.workspace_id)
-  w.string(first.project_id)
-  w.string(first.trace_id)
-  w.long(first.received_at_ms)
-  if (spans.length > 0) {
-    w.long(spans.length)
-    for (const s of spans) {
-      w.string(s.span_id)
-      w.string(s.parent_span_id)
-      w.string(s.name)
-      w.string(s.kind)
-      w.long(s.start_time_unix_nano)
-      w.long(s.end_time_unix_nano)
-      w.string(s.status_code)
-      w.string(s.status_message)
-      w.string(s.service_name)
-      w.string(s.scope_name)
-      w.map(s.resource_attributes)
-      w.map(s.attributes)
-      w.strings(s.json_attribute_keys)
-      w.string(s.events_json)
-      w.string(s.links_json)
+  try {
+    const first = spans[0]!
+    w.string(first.org_id)
+    w.string(first.workspace_id)
+    w.string(first.project_id)
+    w.string(first.trace_id)
+    w.long(first.received_at_ms)
+    if (spans.length > 0) {
+      w.long(spans.length)
+      for (const s of spans) {
+        w.string(s.span_id)
+        w.string(s.parent_span_id)
+        w.string(s.name)
+        w.string(s.kind)
+        w.long(s.start_time_unix_nano)
+        w.long(s.end_time_unix_nano)
+        w.string(s.status_code)
+        w.string(s.status_message)
+        w.string(s.service_name)
+        w.string(s.scope_name)
+        w.map(s.resource_attributes)
+        w.map(s.attributes)
+        w.strings(s.json_attribute_keys)
+        w.string(s.events_json)
+        w.string(s.links_json)
+      }
     }
+    w.long(0)
+  } catch (err) {
+    // A value that is not what the schema says (avsc refuses it too): nothing of this record stays in the slab.
+    w.abandon()
+    throw err
   }
-  w.long(0)
   return w.take()
 }
