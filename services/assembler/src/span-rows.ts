@@ -16,7 +16,7 @@
  * misread.
  */
 import { isUtf8 } from 'node:buffer'
-import { SpanField, STRIDE, type SpanBatchView } from '@svc/shared/bus/span-batch-view'
+import { readSmallLong, SpanField, STRIDE, type SpanBatchView } from '@svc/shared/bus/span-batch-view'
 import { isStorableUuid } from '@svc/shared/bus/run-consumer'
 import { GENAI_FACT_KEYS, type GenAiFacts } from '@svc/shared/domain/genai'
 import { encoderFor, RowBinaryWriter, type EncodedRows, type RowEncoding } from '@svc/shared/store/row-binary'
@@ -84,27 +84,18 @@ export function divide64(hi: number, lo: number, d: number): number {
   return (q2 * TWO_22 + q1) * TWO_22 + q0
 }
 
-let readPos = 0
-/** The small Avro long (a length or count) at `pos`; readPos is left after it. */
-function avroSmall(buf: Buffer, pos: number): number {
-  let b = buf[pos++]!
-  let n = b & 0x7f
-  for (let scale = 128; b & 0x80; scale *= 128) {
-    b = buf[pos++]!
-    n += (b & 0x7f) * scale
-  }
-  readPos = pos
-  return n % 2 === 0 ? n / 2 : -(n + 1) / 2
-}
+/** Where the helpers below read in a record: one cursor, moved as they read. */
+const cursor = { pos: 0 }
 
 /**
- * Copies the Avro string at `pos` as a RowBinary string; answers the position after it.
+ * Copies the Avro string at the cursor as a RowBinary string, moving the cursor past it.
  * Bytes that are not UTF-8 (avsc writes a lone surrogate as its three bytes) are
  * written as avsc's decode and the store's encoder would make them: replaced.
  */
-function copyString(w: RowBinaryWriter, buf: Buffer, pos: number): number {
-  const len = avroSmall(buf, pos)
-  const from = readPos
+function copyString(w: RowBinaryWriter, buf: Buffer): void {
+  const len = readSmallLong(buf, cursor)
+  const from = cursor.pos
+  cursor.pos += len
   if (len <= 32) {
     // Most are short: a loop costs less than a call into Buffer.copy, and sees whether every byte is ASCII.
     w.reserve(1 + len)
@@ -115,57 +106,56 @@ function copyString(w: RowBinaryWriter, buf: Buffer, pos: number): number {
     if (high < 0x80) {
       out[w.pos] = len
       w.pos = p
-      return from + len
+      return
     }
   } else if (isUtf8(buf.subarray(from, from + len))) {
     w.uvarint(len)
     w.reserve(len)
     w.pos += buf.copy(w.buf, w.pos, from, from + len)
-    return from + len
+    return
   }
   w.string(buf.toString('utf8', from, from + len))
-  return from + len
 }
 
-/** Copies an Avro array of strings (`perItem` 1) or map of strings (2) at `pos`, `count` items, as RowBinary's Array or Map. */
-function copyStrings(w: RowBinaryWriter, buf: Buffer, pos: number, count: number, perItem: 1 | 2): void {
+/** Copies the Avro array of strings (`perItem` 1) or map of strings (2) at the cursor, `count` items, as RowBinary's Array or Map. */
+function copyStrings(w: RowBinaryWriter, buf: Buffer, count: number, perItem: 1 | 2): void {
   w.uvarint(count)
   for (;;) {
-    let n = avroSmall(buf, pos)
-    pos = readPos
+    let n = readSmallLong(buf, cursor)
     if (n === 0) return
     if (n < 0) {
       n = -n
-      avroSmall(buf, pos)
-      pos = readPos
+      readSmallLong(buf, cursor) // the block's size in bytes
     }
-    for (let i = 0; i < n * perItem; i++) pos = copyString(w, buf, pos)
+    for (let i = 0; i < n * perItem; i++) copyString(w, buf)
   }
 }
 
-/** The entries of the Avro map at `pos` whose key is in `keys`, decoded (a later entry of a key wins, as in avsc's object). */
-function pickStrings(buf: Buffer, pos: number, keys: ReadonlySet<string>): Record<string, string> {
+/** The entries of the Avro map at the cursor whose key is in `keys`, decoded (a later entry of a key wins, as in avsc's object). */
+function pickStrings(buf: Buffer, keys: ReadonlySet<string>): Record<string, string> {
   const out: Record<string, string> = {}
   for (;;) {
-    let n = avroSmall(buf, pos)
-    pos = readPos
+    let n = readSmallLong(buf, cursor)
     if (n === 0) return out
     if (n < 0) {
       n = -n
-      avroSmall(buf, pos)
-      pos = readPos
+      readSmallLong(buf, cursor)
     }
     for (let i = 0; i < n; i++) {
-      const klen = avroSmall(buf, pos)
-      const kfrom = readPos
+      const klen = readSmallLong(buf, cursor)
       // Latin-1 never maps bytes to another key's text: a non-ASCII key matches none of `keys`, as in UTF-8.
-      const key = buf.toString('latin1', kfrom, kfrom + klen)
-      const vlen = avroSmall(buf, kfrom + klen)
-      const vfrom = readPos
-      if (keys.has(key)) out[key] = buf.toString('utf8', vfrom, vfrom + vlen)
-      pos = vfrom + vlen
+      const key = buf.toString('latin1', cursor.pos, cursor.pos + klen)
+      cursor.pos += klen
+      const vlen = readSmallLong(buf, cursor)
+      if (keys.has(key)) out[key] = buf.toString('utf8', cursor.pos, cursor.pos + vlen)
+      cursor.pos += vlen
     }
   }
+}
+
+/** Moves the cursor to `pos` (a field's position, SpanBatchView.at). */
+const at = (pos: number) => {
+  cursor.pos = pos
 }
 
 function halves(w: RowBinaryWriter, hi: number, lo: number): void {
@@ -223,9 +213,10 @@ export class SpanRowWriter {
     if (!nineteenDigits(sHi, sLo) || !nineteenDigits(eHi, eLo) || view.spanIds[i] === '' || !Number.isInteger(ctx.retentionHours)) return false
     const expiresAt = divide64(sHi, sLo, 1e9) + ctx.retentionHours * 3600
     if (expiresAt > MAX_EXPIRY_S || expiresAt < 0) return false
-    const { buf, at } = view
+    const { buf, at: pos } = view
     const base = i * STRIDE
-    const { facts, cost } = spanFacts(pickStrings(buf, at[base + SpanField.Attributes]!, GENAI_FACT_KEYS), divide64(sHi, sLo, 1e6), ctx)
+    at(pos[base + SpanField.Attributes]!)
+    const { facts, cost } = spanFacts(pickStrings(buf, GENAI_FACT_KEYS), divide64(sHi, sLo, 1e6), ctx)
     // What the store's encoders would refuse (a count past 2^53, a cost that is not finite) the generic path rejects.
     if (!Number.isFinite(cost.usd) || !safeCounts(facts)) return false
     if (batchId !== this.batchKey) {
@@ -239,10 +230,14 @@ export class SpanRowWriter {
     const batchBytes = this.batchBytes
     rows.pushWritten((w) => {
       w.bytes(head)
-      copyString(w, buf, at[base + SpanField.SpanId]!)
-      copyString(w, buf, at[base + SpanField.ParentSpanId]!)
-      copyString(w, buf, at[base + SpanField.Name]!)
-      copyString(w, buf, at[base + SpanField.Kind]!)
+      at(pos[base + SpanField.SpanId]!)
+      copyString(w, buf)
+      at(pos[base + SpanField.ParentSpanId]!)
+      copyString(w, buf)
+      at(pos[base + SpanField.Name]!)
+      copyString(w, buf)
+      at(pos[base + SpanField.Kind]!)
+      copyString(w, buf)
       halves(w, sHi, sLo)
       halves(w, eHi, eLo)
       // duration_ns: end - start, 0 if negative.
@@ -250,10 +245,14 @@ export class SpanRowWriter {
         const borrow = eLo < sLo ? 1 : 0
         halves(w, eHi - sHi - borrow, eLo - sLo + borrow * TWO_32)
       } else halves(w, 0, 0)
-      copyString(w, buf, at[base + SpanField.StatusCode]!)
-      copyString(w, buf, at[base + SpanField.StatusMessage]!)
-      copyString(w, buf, at[base + SpanField.ServiceName]!)
-      copyString(w, buf, at[base + SpanField.ScopeName]!)
+      at(pos[base + SpanField.StatusCode]!)
+      copyString(w, buf)
+      at(pos[base + SpanField.StatusMessage]!)
+      copyString(w, buf)
+      at(pos[base + SpanField.ServiceName]!)
+      copyString(w, buf)
+      at(pos[base + SpanField.ScopeName]!)
+      copyString(w, buf)
       w.string(facts.model)
       w.string(facts.provider)
       w.string(facts.spanType)
@@ -266,11 +265,16 @@ export class SpanRowWriter {
       w.string(cost.source)
       w.string(cost.version)
       w.uint(facts.isLlm ? 1 : 0, 1)
-      copyStrings(w, buf, at[base + SpanField.ResourceAttributes]!, at[base + SpanField.ResourceCount]!, 2)
-      copyStrings(w, buf, at[base + SpanField.Attributes]!, at[base + SpanField.AttributesCount]!, 2)
-      copyStrings(w, buf, at[base + SpanField.JsonAttributeKeys]!, at[base + SpanField.JsonKeysCount]!, 1)
-      copyString(w, buf, at[base + SpanField.Events]!)
-      copyString(w, buf, at[base + SpanField.Links]!)
+      at(pos[base + SpanField.ResourceAttributes]!)
+      copyStrings(w, buf, pos[base + SpanField.ResourceCount]!, 2)
+      at(pos[base + SpanField.Attributes]!)
+      copyStrings(w, buf, pos[base + SpanField.AttributesCount]!, 2)
+      at(pos[base + SpanField.JsonAttributeKeys]!)
+      copyStrings(w, buf, pos[base + SpanField.JsonKeysCount]!, 1)
+      at(pos[base + SpanField.Events]!)
+      copyString(w, buf)
+      at(pos[base + SpanField.Links]!)
+      copyString(w, buf)
       w.int64(view.received_at_ms, true)
       w.uint(expiresAt, 4)
       w.bytes(batchBytes)

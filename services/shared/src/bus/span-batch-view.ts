@@ -67,8 +67,8 @@ const EMPTY_TIMES = new Float64Array(0)
 
 class Malformed extends Error {}
 
-/** Reads an Avro long known to be small (a length or a count): exact up to 2^53. */
-function readSmallLong(buf: Buffer, r: { pos: number }): number {
+/** Reads the Avro long at r.pos known to be small (a length or a count: exact up to 2^53), and moves r.pos past it. */
+export function readSmallLong(buf: Buffer, r: { pos: number }): number {
   let pos = r.pos
   let n = 0
   let scale = 1

@@ -370,14 +370,7 @@ export class EncodedRows {
 
   /** Appends a row; a value with no binary form throws NotEncodable and leaves nothing of the row. */
   push(row: Record<string, unknown>): void {
-    const start = this.w.pos
-    try {
-      this.encoding.writeRow(this.w, row)
-    } catch (err) {
-      this.w.pos = start
-      throw err
-    }
-    this.ends.push(this.w.pos)
+    this.pushWritten((w) => this.encoding.writeRow(w, row))
   }
 
   /**
