@@ -138,72 +138,14 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord | 
     async handle(batch, ctx) {
       const inReplay = replays(ctx.records)
       const batchId = deps.nextBatchId()
-      // Room for the batch at the last batch's bytes per record, so the buffer rarely grows; capped, as one batch
-      // of a few huge spans must not size the next batch of many small ones (it grows past the cap as needed).
       const encoding = await deps.sink.encoding()
       if (writerOf?.encoding !== encoding) writerOf = { encoding, writer: spanRowWriter(encoding) }
-      const writer = writerOf.writer
+      // Room for the batch at the last batch's bytes per record, so the buffer rarely grows; capped, as one batch
+      // of a few huge spans must not size the next batch of many small ones (it grows past the cap as needed).
       const rows = new EncodedRows(encoding, Math.min(MAX_INITIAL_BATCH_BYTES, Math.ceil(ctx.records.length * bytesPerRecord * 1.1)))
-      const copies = new SpanCopies()
-      const traces = new Map<string, BatchTrace>()
-      const rejected: Rejection[] = []
-      const replayed = new Map<string, TraceRef>()
-      // One workspace's spans come in a row: its context (settings look-ups) is worked out once per run of them.
-      let contextOf: { workspaceId: string; ctx: RowContext } | undefined
-      const rowContext = (workspaceId: string) => {
-        if (contextOf?.workspaceId !== workspaceId) contextOf = { workspaceId, ctx: deps.rowContextFor(workspaceId) }
-        return contextOf.ctx
-      }
-      // A batch's spans come trace by trace: a span of the previous span's trace needs no key or look-up.
-      let trace: BatchTrace | undefined
-      const track = (record: ConsumedRecord, shared: SharedFields, spanId: string, times: ArrayLike<number>, i: number) => {
-        if (trace?.trace_id !== shared.trace_id || trace.workspace_id !== shared.workspace_id) trace = batchTrace(traces, shared, times, i)
-        copies.add(trace.spans, spanId, shared.received_at_ms)
-        const { start, end } = trace
-        if (before(times[i]!, times[i + 1]!, start[0], start[1])) {
-          start[0] = times[i]!
-          start[1] = times[i + 1]!
-        }
-        if (before(end[0], end[1], times[i + 2]!, times[i + 3]!)) {
-          end[0] = times[i + 2]!
-          end[1] = times[i + 3]!
-        }
-        if (shared.received_at_ms > trace.receivedMs) trace.receivedMs = shared.received_at_ms
-        if (inReplay.has(record)) replayed.set(traceKey(shared.workspace_id, shared.trace_id), trace.ref)
-      }
-      const generic = (span: SpanRecord, record: ConsumedRecord, several: boolean) => {
-        let row: SpanRow | undefined
-        let why: string | null
-        try {
-          row = spanRow(span, rowContext(span.workspace_id))
-          why = unstorableSpan(span, row)
-          if (why === null) {
-            row.batch_id = batchId
-            rows.push(row)
-          }
-        } catch (err) {
-          why = err instanceof NotEncodable ? `unstorable span: ${err.message}` : `unmappable span: ${err instanceof Error ? err.message : String(err)}`
-        }
-        if (why !== null || !row) {
-          const payload = several ? boundedJson(span, { maxDepth: MAX_JSON_DEPTH, maxChars: REJECTED_SPAN_PAYLOAD_CHARS }) : undefined
-          rejected.push({ record, reason: why ?? 'unmappable span', workspaceId: span.workspace_id, orgId: span.org_id, payload })
-          return
-        }
-        track(record, span, span.span_id, [...halvesOf(BigInt(span.start_time_unix_nano)), ...halvesOf(BigInt(span.end_time_unix_nano))], 0)
-      }
-      for (const { value, record } of batch) {
-        if (!(value instanceof SpanBatchView)) {
-          generic(value, record, false)
-          continue
-        }
-        // Spans straight from the record's bytes (span-rows.ts), each the writer declines through spanRow as before.
-        const fast = writer?.begin(value) ? writer : null
-        let decoded: SpanRecord[] | undefined
-        for (let i = 0; i < value.count; i++) {
-          if (fast?.write(rows, i, rowContext(value.workspace_id), batchId)) track(record, value, value.spanIds[i]!, value.times, 4 * i)
-          else generic((decoded ??= spansOf(value.decoded()))[i]!, record, true)
-        }
-      }
+      const made = new BatchRows(rows, writerOf.writer, batchId, inReplay, deps.rowContextFor)
+      for (const { value, record } of batch) made.add(value, record)
+      const { copies, traces, rejected, replayed } = made
       if (rows.count) bytesPerRecord = rows.body().length / ctx.records.length
       // Exactly-once sums on at-least-once delivery: a trace's spans all come through
       // this partition, one batch at a time, and each batch is stored before the next
@@ -232,6 +174,86 @@ export function spanConsumer(deps: SpanConsumerDeps): ConsumerSpec<SpanRecord | 
       for (const t of traces.values()) deps.tracker.observe({ ...t.ref, org_id: t.org_id, project_id: t.project_id, startNs: bigintOf(t.start), endNs: bigintOf(t.end), receivedMs: t.receivedMs, spanIds: t.spans.keys() }, now)
       return rejected
     },
+  }
+}
+
+/**
+ * What one batch makes of its records: each span's row (encoded at once, from the
+ * record's bytes where span-rows.ts can, else through spanRow), one summary per
+ * trace, the spans rejected, and the traces of records in a replay.
+ */
+class BatchRows {
+  readonly copies = new SpanCopies()
+  readonly traces = new Map<string, BatchTrace>()
+  readonly rejected: Rejection[] = []
+  readonly replayed = new Map<string, TraceRef>()
+  // One workspace's spans come in a row: its context (settings look-ups) is worked out once per run of them.
+  private contextOf: { workspaceId: string; ctx: RowContext } | undefined
+  // A batch's spans come trace by trace: a span of the previous span's trace needs no key or look-up.
+  private trace: BatchTrace | undefined
+
+  constructor(
+    private readonly rows: EncodedRows,
+    private readonly writer: SpanRowWriter | null,
+    private readonly batchId: string,
+    private readonly inReplay: ReadonlySet<ConsumedRecord>,
+    private readonly rowContextFor: (workspaceId: string) => RowContext,
+  ) {}
+
+  add(value: SpanRecord | SpanBatchView, record: ConsumedRecord): void {
+    if (!(value instanceof SpanBatchView)) return this.generic(value, record, false)
+    // Spans straight from the record's bytes (span-rows.ts), each the writer declines through spanRow as before.
+    const fast = this.writer?.begin(value) ? this.writer : null
+    let decoded: SpanRecord[] | undefined
+    for (let i = 0; i < value.count; i++) {
+      if (fast?.write(this.rows, i, this.rowContext(value.workspace_id), this.batchId)) this.track(record, value, value.spanIds[i]!, value.times, 4 * i)
+      else this.generic((decoded ??= spansOf(value.decoded()))[i]!, record, true)
+    }
+  }
+
+  private rowContext(workspaceId: string): RowContext {
+    if (this.contextOf?.workspaceId !== workspaceId) this.contextOf = { workspaceId, ctx: this.rowContextFor(workspaceId) }
+    return this.contextOf.ctx
+  }
+
+  /** A span through spanRow: stored, or rejected (with itself as the payload when its record holds others). */
+  private generic(span: SpanRecord, record: ConsumedRecord, several: boolean): void {
+    let row: SpanRow | undefined
+    let why: string | null
+    try {
+      row = spanRow(span, this.rowContext(span.workspace_id))
+      why = unstorableSpan(span, row)
+      if (why === null) {
+        row.batch_id = this.batchId
+        this.rows.push(row)
+      }
+    } catch (err) {
+      why = err instanceof NotEncodable ? `unstorable span: ${err.message}` : `unmappable span: ${err instanceof Error ? err.message : String(err)}`
+    }
+    if (why !== null || !row) {
+      const payload = several ? boundedJson(span, { maxDepth: MAX_JSON_DEPTH, maxChars: REJECTED_SPAN_PAYLOAD_CHARS }) : undefined
+      this.rejected.push({ record, reason: why ?? 'unmappable span', workspaceId: span.workspace_id, orgId: span.org_id, payload })
+      return
+    }
+    this.track(record, span, span.span_id, [...halvesOf(BigInt(span.start_time_unix_nano)), ...halvesOf(BigInt(span.end_time_unix_nano))], 0)
+  }
+
+  /** A stored span in its trace's summary: its start and end are times[i..i+3] (halves). */
+  private track(record: ConsumedRecord, shared: SharedFields, spanId: string, times: ArrayLike<number>, i: number): void {
+    let trace = this.trace
+    if (trace?.trace_id !== shared.trace_id || trace.workspace_id !== shared.workspace_id) trace = this.trace = batchTrace(this.traces, shared, times, i)
+    this.copies.add(trace.spans, spanId, shared.received_at_ms)
+    const { start, end } = trace
+    if (before(times[i]!, times[i + 1]!, start[0], start[1])) {
+      start[0] = times[i]!
+      start[1] = times[i + 1]!
+    }
+    if (before(end[0], end[1], times[i + 2]!, times[i + 3]!)) {
+      end[0] = times[i + 2]!
+      end[1] = times[i + 3]!
+    }
+    if (shared.received_at_ms > trace.receivedMs) trace.receivedMs = shared.received_at_ms
+    if (this.inReplay.has(record)) this.replayed.set(traceKey(shared.workspace_id, shared.trace_id), trace.ref)
   }
 }
 
