@@ -10,7 +10,7 @@
  *
  * A span this writer would not write exactly as spanRow's row is written (a time,
  * receipt or expiry outside what the store's encoders take, an id that is not
- * storable) is left to the span consumer's generic path, which stores or rejects it
+ * storable, a token count past 2^53, a cost that is not finite) is left to the span consumer's generic path, which stores or rejects it
  * as before. So is every span when spans_v1's column types are not the ones these
  * bytes are (SPAN_COLUMN_TYPES): a migration that changes one is noticed, not
  * misread.
@@ -71,7 +71,7 @@ const MAX_EXPIRY_S = 4_294_967_295
 const uuid = encoderFor('UUID')!
 const uint64 = encoderFor('UInt64')!
 
-/** floor((hi·2^32 + lo) / d) for 0 <= hi < 2^31, 0 <= lo < 2^32, 1 <= d <= 10^9: long division in 22-bit digits, every step exact in a double. */
+/** floor((hi·2^32 + lo) / d) for 0 <= hi < 2^31, 0 <= lo < 2^32, 1,024 <= d <= 10^9 (the quotient below 2^53): long division in 22-bit digits, every step exact in a double. */
 export function divide64(hi: number, lo: number, d: number): number {
   const d2 = Math.floor(hi / 4096)
   const d1 = (hi % 4096) * 1024 + Math.floor(lo / TWO_22)
