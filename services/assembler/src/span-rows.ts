@@ -230,14 +230,9 @@ export class SpanRowWriter {
     const batchBytes = this.batchBytes
     rows.pushWritten((w) => {
       w.bytes(head)
+      // span_id, parent_span_id, name, kind: consecutive in the record as in the row.
       at(pos[base + SpanField.SpanId]!)
-      copyString(w, buf)
-      at(pos[base + SpanField.ParentSpanId]!)
-      copyString(w, buf)
-      at(pos[base + SpanField.Name]!)
-      copyString(w, buf)
-      at(pos[base + SpanField.Kind]!)
-      copyString(w, buf)
+      for (let f = SpanField.SpanId; f <= SpanField.Kind; f++) copyString(w, buf)
       halves(w, sHi, sLo)
       halves(w, eHi, eLo)
       // duration_ns: end - start, 0 if negative.
@@ -245,14 +240,9 @@ export class SpanRowWriter {
         const borrow = eLo < sLo ? 1 : 0
         halves(w, eHi - sHi - borrow, eLo - sLo + borrow * TWO_32)
       } else halves(w, 0, 0)
+      // status_code, status_message, service_name, scope_name: consecutive too.
       at(pos[base + SpanField.StatusCode]!)
-      copyString(w, buf)
-      at(pos[base + SpanField.StatusMessage]!)
-      copyString(w, buf)
-      at(pos[base + SpanField.ServiceName]!)
-      copyString(w, buf)
-      at(pos[base + SpanField.ScopeName]!)
-      copyString(w, buf)
+      for (let f = SpanField.StatusCode; f <= SpanField.ScopeName; f++) copyString(w, buf)
       w.string(facts.model)
       w.string(facts.provider)
       w.string(facts.spanType)

@@ -17,7 +17,11 @@
  */
 import { spanBatchV2, type SpanBatchRecord } from './span-batch.js'
 
-/** Slots per span in SpanBatchView.at: positions in the record's bytes (of a string's or collection's length prefix). */
+/**
+ * Slots per span in SpanBatchView.at: positions in the record's bytes (of a string's
+ * or collection's length prefix), numbered in the schema's order, so a run of
+ * consecutive fields is a run of slots.
+ */
 export const SpanField = {
   SpanId: 0,
   ParentSpanId: 1,
@@ -112,8 +116,8 @@ function skipStrings(buf: Buffer, r: { pos: number }, perItem: 1 | 2): number {
   }
 }
 
-/** Writes the 64-bit two's complement halves of an Avro long (zigzag varint) at `out[i]`, `out[i + 1]` (hi signed, lo unsigned). */
-function readLongHalves(buf: Buffer, r: { pos: number }, out: Float64Array, i: number): void {
+/** Appends the 64-bit two's complement halves of the Avro long (zigzag varint) at r.pos to `out`: hi (signed), lo (unsigned). */
+function readLongHalves(buf: Buffer, r: { pos: number }, out: number[]): void {
   let pos = r.pos
   // The zigzag value's low 32 bits in lo, high in hi, 7 bits a byte (the fifth byte's split between them). A
   // read past the end gives undefined, whose bits are 0 and which ends the loop; the check after it refuses it.
@@ -140,8 +144,7 @@ function readLongHalves(buf: Buffer, r: { pos: number }, out: Float64Array, i: n
     vlo = ~vlo >>> 0
     vhi = ~vhi
   }
-  out[i] = vhi
-  out[i + 1] = vlo
+  out.push(vhi, vlo)
 }
 
 /** Reads a SpanBatch record; throws on bytes that are not one. */
@@ -157,7 +160,6 @@ export function readSpanBatch(buf: Buffer): SpanBatchView {
     view.received_at_ms = received
     const at: number[] = []
     const times: number[] = []
-    const halves = new Float64Array(2)
     for (;;) {
       let n = readSmallLong(buf, r)
       if (n === 0) break
@@ -170,24 +172,16 @@ export function readSpanBatch(buf: Buffer): SpanBatchView {
         at.length += STRIDE
         at[base + SpanField.SpanId] = r.pos
         view.spanIds.push(readString(buf, r))
-        at[base + SpanField.ParentSpanId] = r.pos
-        skipString(buf, r)
-        at[base + SpanField.Name] = r.pos
-        skipString(buf, r)
-        at[base + SpanField.Kind] = r.pos
-        skipString(buf, r)
-        readLongHalves(buf, r, halves, 0)
-        times.push(halves[0]!, halves[1]!)
-        readLongHalves(buf, r, halves, 0)
-        times.push(halves[0]!, halves[1]!)
-        at[base + SpanField.StatusCode] = r.pos
-        skipString(buf, r)
-        at[base + SpanField.StatusMessage] = r.pos
-        skipString(buf, r)
-        at[base + SpanField.ServiceName] = r.pos
-        skipString(buf, r)
-        at[base + SpanField.ScopeName] = r.pos
-        skipString(buf, r)
+        for (let f = SpanField.ParentSpanId; f <= SpanField.Kind; f++) {
+          at[base + f] = r.pos
+          skipString(buf, r)
+        }
+        readLongHalves(buf, r, times) // start
+        readLongHalves(buf, r, times) // end
+        for (let f = SpanField.StatusCode; f <= SpanField.ScopeName; f++) {
+          at[base + f] = r.pos
+          skipString(buf, r)
+        }
         at[base + SpanField.ResourceAttributes] = r.pos
         at[base + SpanField.ResourceCount] = skipStrings(buf, r, 2)
         at[base + SpanField.Attributes] = r.pos

@@ -9,6 +9,7 @@
  * Like span-batch-view.ts, it follows the schema field by field: a field added to
  * span-batch.v2.avsc must be added here.
  */
+import { writeAscii } from '../ascii.js'
 import { writeLong } from './avro.js'
 import type { SpanRecord } from './records.js'
 
@@ -51,17 +52,10 @@ class SlabWriter {
     if (len < 64) {
       // ASCII, as most are: the zigzag length is one byte, and the bytes are the characters.
       this.ensure(1 + len)
-      const buf = this.buf
-      let p = this.pos + 1
-      let i = 0
-      for (; i < len; i++) {
-        const c = s.charCodeAt(i)
-        if (c >= 0x80) break
-        buf[p++] = c
-      }
-      if (i === len) {
-        buf[this.pos] = len * 2
-        this.pos = p
+      const end = writeAscii(s, this.buf, this.pos + 1)
+      if (end >= 0) {
+        this.buf[this.pos] = len * 2
+        this.pos = end
         return
       }
     }

@@ -14,6 +14,8 @@
  * compares what ClickHouse stored.
  */
 
+import { writeAscii } from '../ascii.js'
+
 export class NotEncodable extends Error {}
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -50,20 +52,12 @@ export class RowBinaryWriter {
   string(s: string): void {
     const len = s.length
     if (len < 0x80) {
-      // Most strings (ids, names, attribute keys and values) are short ASCII: a loop here
-      // costs less than a call into the native UTF-8 encoder.
-      this.reserve(1 + len * 3)
-      const buf = this.buf
-      let p = this.pos + 1
-      let i = 0
-      for (; i < len; i++) {
-        const c = s.charCodeAt(i)
-        if (c >= 0x80) break
-        buf[p++] = c
-      }
-      if (i === len) {
-        buf[this.pos] = len
-        this.pos = p
+      // Short ASCII, as most are: a one-byte length and a byte per character.
+      this.reserve(1 + len)
+      const end = writeAscii(s, this.buf, this.pos + 1)
+      if (end >= 0) {
+        this.buf[this.pos] = len
+        this.pos = end
         return
       }
     }
