@@ -131,8 +131,39 @@ function copyStrings(w: RowBinaryWriter, buf: Buffer, count: number, perItem: 1 
   }
 }
 
-/** The entries of the Avro map at the cursor whose key is in `keys`, decoded (a later entry of a key wins, as in avsc's object). */
-function pickStrings(buf: Buffer, keys: ReadonlySet<string>): Record<string, string> {
+/** A set of ASCII keys by byte length, each with its bytes: a map's key is matched against them without decoding it. */
+type KeyTable = ReadonlyArray<ReadonlyArray<{ key: string; bytes: Buffer }> | undefined>
+
+function keyTable(keys: Iterable<string>): KeyTable {
+  const table: Array<Array<{ key: string; bytes: Buffer }> | undefined> = []
+  for (const key of keys) {
+    const bytes = Buffer.from(key, 'latin1')
+    if (bytes.toString('latin1') !== key || !bytes.every((b) => b < 0x80)) throw new Error(`not an ASCII key: ${key}`)
+    ;(table[bytes.length] ??= []).push({ key, bytes })
+  }
+  return table
+}
+
+const FACT_KEYS = keyTable(GENAI_FACT_KEYS)
+
+/** The key of `table` equal to buf[from, from + len), if any. Compared from the end: the keys share their prefixes (gen_ai.usage.). */
+function keyAt(table: KeyTable, buf: Buffer, from: number, len: number): string | undefined {
+  const candidates = table[len]
+  if (candidates === undefined) return undefined
+  for (const { key, bytes } of candidates) {
+    let i = len - 1
+    while (i >= 0 && bytes[i] === buf[from + i]) i--
+    if (i < 0) return key
+  }
+  return undefined
+}
+
+/**
+ * The entries of the Avro map at the cursor whose key is in `keys`, decoded (a later
+ * entry of a key wins, as in avsc's object). Keys are compared as bytes: the table's
+ * are ASCII, so a key that is not matches none of them, as its decoded text would not.
+ */
+function pickStrings(buf: Buffer, keys: KeyTable): Record<string, string> {
   const out: Record<string, string> = {}
   for (;;) {
     let n = readSmallLong(buf, cursor)
@@ -143,11 +174,10 @@ function pickStrings(buf: Buffer, keys: ReadonlySet<string>): Record<string, str
     }
     for (let i = 0; i < n; i++) {
       const klen = readSmallLong(buf, cursor)
-      // Latin-1 never maps bytes to another key's text: a non-ASCII key matches none of `keys`, as in UTF-8.
-      const key = buf.toString('latin1', cursor.pos, cursor.pos + klen)
+      const key = keyAt(keys, buf, cursor.pos, klen)
       cursor.pos += klen
       const vlen = readSmallLong(buf, cursor)
-      if (keys.has(key)) out[key] = buf.toString('utf8', cursor.pos, cursor.pos + vlen)
+      if (key !== undefined) out[key] = buf.toString('utf8', cursor.pos, cursor.pos + vlen)
       cursor.pos += vlen
     }
   }
@@ -216,7 +246,7 @@ export class SpanRowWriter {
     const { buf, at: pos } = view
     const base = i * STRIDE
     at(pos[base + SpanField.Attributes]!)
-    const { facts, cost } = spanFacts(pickStrings(buf, GENAI_FACT_KEYS), divide64(sHi, sLo, 1e6), ctx)
+    const { facts, cost } = spanFacts(pickStrings(buf, FACT_KEYS), divide64(sHi, sLo, 1e6), ctx)
     // What the store's encoders would refuse (a count past 2^53, a cost that is not finite) the generic path rejects.
     if (!Number.isFinite(cost.usd) || !safeCounts(facts)) return false
     if (batchId !== this.batchKey) {
