@@ -103,10 +103,11 @@ export async function clickhouseCeiling(sample: Sample): Promise<number> {
 /**
  * A chdb client on a fresh data directory with every migration applied, sending the
  * store's settings (STORE_SETTINGS), so a ceiling's inserts cost what the store's
- * would; `dispose` closes it and removes the directory.
+ * would, under `root` (default the OS temporary directory); `dispose` closes it and
+ * removes the directory.
  */
-export async function bareChdb(prefix: string): Promise<{ client: ClickHouseClient; dir: string; dispose(): Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), prefix))
+export async function bareChdb(prefix: string, root = tmpdir()): Promise<{ client: ClickHouseClient; dir: string; dispose(): Promise<void> }> {
+  const dir = mkdtempSync(join(root, prefix))
   const client = createClient({ connection: createChdbConnection({ path: join(dir, 'db') }), clickhouse_settings: STORE_SETTINGS } as Parameters<typeof createClient>[0])
   const dispose = async () => {
     await client.close()
