@@ -26,8 +26,7 @@ import { spanBatchV2, spansOf } from '@svc/shared/bus/span-batch'
 import { consumerBatchHandler } from '@svc/shared/bus/run-consumer'
 import { TOPICS } from '@svc/shared/bus/topics'
 import type { Bus, ConsumedRecord } from '@svc/shared/bus/types'
-import { agentTrace, otlpEnvelope } from '../support/traces.js'
-import { bareChdb, rowBinaryEncoder, sampleRecords, tableEncoding } from './ceilings.js'
+import { bareChdb, ingestBodies, rowBinaryEncoder, sampleRecords, tableEncoding } from './ceilings.js'
 import { fmt, progress, summarize, table } from './stats.js'
 
 const { values: args } = parseArgs({ options: { batches: { type: 'string', default: '40' }, batch: { type: 'string', default: '20000' } } })
@@ -36,9 +35,7 @@ const BATCH = Number(args.batch)
 const WARMUP = 5
 
 progress(`generating ${fmt(BATCH)} spans (bench:ingest's traces)`)
-const bodies: string[] = []
-for (let i = 0; i < Math.ceil(BATCH / 200); i++) bodies.push(JSON.stringify(otlpEnvelope(Array.from({ length: 10 }, () => agentTrace({ spans: 20, startMs: Date.now() - 60_000 })).flatMap((t) => t.spans))))
-const sample = sampleRecords(bodies)
+const sample = sampleRecords(ingestBodies(BATCH))
 
 progress("reading spans_v1's column types from a migrated chdb")
 const chdb = await bareChdb('bench-assembler-')

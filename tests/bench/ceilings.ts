@@ -14,6 +14,7 @@ import { decodeTraceRequest } from '@svc/ingest/otlp/decode'
 import { encodeRows, encoderFor, rowEncoding, RowBinaryWriter, type Encode, type RowEncoding } from '@svc/shared/store/row-binary'
 import { readMigrations } from '@svc/shared/store/migrate'
 import { STORE_SETTINGS } from '@svc/shared/store/index'
+import { agentTrace, otlpEnvelope } from '../support/traces.js'
 
 const principal = { org_id: '11111111-1111-5111-8111-111111111111', workspace_id: '22222222-2222-5222-8222-222222222222', project_id: 'bench' }
 
@@ -24,6 +25,13 @@ export interface Sample {
   perRequest: number
   /** Spans (or data points, events) per record, so a ceiling's records/s reads as items/s. */
   itemsPerRecord: number
+}
+
+/** bench:ingest's request bodies (OTLP/JSON, 10 agent traces of 20 spans each), as many as hold `spans` spans. */
+export function ingestBodies(spans: number): string[] {
+  const bodies: string[] = []
+  for (let i = 0; i < Math.ceil(spans / 200); i++) bodies.push(JSON.stringify(otlpEnvelope(Array.from({ length: 10 }, () => agentTrace({ spans: 20, startMs: Date.now() - 60_000 })).flatMap((t) => t.spans))))
+  return bodies
 }
 
 /** The same spans the benchmark sends, as the Avro records ingest produces (spans.raw.v2: a record per trace per request) and the rows the assembler inserts. */

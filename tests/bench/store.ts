@@ -23,9 +23,8 @@ import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { ClickHouseClient } from '@clickhouse/client'
-import { agentTrace, otlpEnvelope } from '../support/traces.js'
 import { REPO_ROOT } from '../support/process.js'
-import { bareChdb, rowBinaryEncoder, sampleRecords } from './ceilings.js'
+import { bareChdb, ingestBodies, rowBinaryEncoder, sampleRecords } from './ceilings.js'
 import { fileCreateMicros } from './service-env.js'
 import { fmt, progress, summarize, table } from './stats.js'
 
@@ -35,16 +34,13 @@ const INSERT_ROWS = Number(args['insert-rows'])
 if (!(SPANS >= INSERT_ROWS && INSERT_ROWS >= 200)) throw new Error('--spans must be at least --insert-rows, and --insert-rows at least 200')
 const dataRoot = resolve(args['data-root'] ?? REPO_ROOT)
 
-/** One insert's spans: bench:ingest's request bodies (10 traces of 20 spans each) decoded and priced as the assembler does. */
-function insertRows(): Array<Record<string, unknown>> {
-  const bodies: string[] = []
-  for (let i = 0; i < INSERT_ROWS / 200; i++) bodies.push(JSON.stringify(otlpEnvelope(Array.from({ length: 10 }, () => agentTrace({ spans: 20, startMs: Date.now() - 60_000 })).flatMap((t) => t.spans))))
-  return sampleRecords(bodies).rows as unknown as Array<Record<string, unknown>>
-}
+/** One insert's spans: bench:ingest's request bodies decoded and priced as the assembler does. */
+const insertRows = () => sampleRecords(ingestBodies(INSERT_ROWS)).rows as unknown as Array<Record<string, unknown>>
 
 const count = async (client: ClickHouseClient, sql: string) => Number((await (await client.query({ query: sql, format: 'JSONEachRow' })).json<{ n: string }>())[0]!.n)
 
-const cpuMs = () => {
+/** This process's CPU (chdb's threads included), ms. */
+const ownCpuMs = () => {
   const u = process.cpuUsage()
   return (u.user + u.system) / 1000
 }
@@ -52,7 +48,7 @@ const cpuMs = () => {
 /** Loads every file into `table`, then waits for merges to be quiet; CPU and wall time from the first insert. */
 async function load(client: ClickHouseClient, tableName: string, files: string[], columns: string[]) {
   const latencies: number[] = []
-  const c0 = cpuMs()
+  const c0 = ownCpuMs()
   const t0 = performance.now()
   for (const [i, file] of files.entries()) {
     const t = performance.now()
@@ -67,7 +63,7 @@ async function load(client: ClickHouseClient, tableName: string, files: string[]
     quiet = (await count(client, 'SELECT count() AS n FROM system.merges')) === 0 ? quiet + 1 : 0
   }
   const spans = files.length * INSERT_ROWS
-  return { rate: spans / insertSeconds, cpuPerSpanUs: ((cpuMs() - c0) * 1000) / spans, lat: summarize(latencies) }
+  return { rate: spans / insertSeconds, cpuPerSpanUs: ((ownCpuMs() - c0) * 1000) / spans, lat: summarize(latencies) }
 }
 
 progress(`file create in ${dataRoot}: ${fmt(fileCreateMicros(dataRoot))} µs (ext4 near recent deletions: ~300-1,000; clean: ~25)`)

@@ -15,7 +15,7 @@
  * bytes are (SPAN_COLUMN_TYPES): a migration that changes one is noticed, not
  * misread.
  */
-import { isUtf8 } from 'node:buffer'
+import { isAscii, isUtf8 } from 'node:buffer'
 import { readSmallLong, SpanField, STRIDE, type SpanBatchView } from '@svc/shared/bus/span-batch-view'
 import { isStorableUuid } from '@svc/shared/bus/run-consumer'
 import { GENAI_FACT_KEYS, type GenAiFacts } from '@svc/shared/domain/genai'
@@ -137,8 +137,8 @@ type KeyTable = ReadonlyArray<ReadonlyArray<{ key: string; bytes: Buffer }> | un
 function keyTable(keys: Iterable<string>): KeyTable {
   const table: Array<Array<{ key: string; bytes: Buffer }> | undefined> = []
   for (const key of keys) {
-    const bytes = Buffer.from(key, 'latin1')
-    if (bytes.toString('latin1') !== key || !bytes.every((b) => b < 0x80)) throw new Error(`not an ASCII key: ${key}`)
+    const bytes = Buffer.from(key)
+    if (!isAscii(bytes)) throw new Error(`not an ASCII key: ${key}`)
     ;(table[bytes.length] ??= []).push({ key, bytes })
   }
   return table
