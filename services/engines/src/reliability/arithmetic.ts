@@ -84,6 +84,20 @@ const MAX_SUM_TERMS = 4
 /** Sums of three or four figures are searched among at most this many topical figures (chance hits grow with more). */
 const MAX_SUM_POOL = 9
 
+const MONTH_S = 86400 * 30.44
+/** A duration of whole months or years ("24 months", "2 years"): its months, else null. */
+function wholeMonths(seconds: number): number | null {
+  const m = seconds / MONTH_S
+  return m >= 1 && Math.abs(m - Math.round(m)) < 0.02 ? Math.round(m) : null
+}
+/** A day number moved by calendar months: 2025-03-01 plus 24 months is 2027-03-01 (the last day of a shorter month when it has no such day). */
+function addMonths(day: number, months: number): number {
+  const d = new Date(day * 86_400_000)
+  const target = d.getUTCMonth() + months
+  const last = new Date(Date.UTC(d.getUTCFullYear(), target + 1, 0)).getUTCDate()
+  return Math.round(Date.UTC(d.getUTCFullYear(), target, Math.min(d.getUTCDate(), last)) / 86_400_000)
+}
+
 /** Whether the claim's figure can be computed from the trace's figures. */
 export function derivable(q: Quantity, ops: Operands): boolean {
   if (q.dim === 'count' && q.value <= 3 && !q.per) return false
@@ -108,9 +122,12 @@ export function derivable(q: Quantity, ops: Operands): boolean {
         if (hit(a.value + b.value, err) || hit(a.value - b.value, err)) return true
       }
       if (products(q, a, b, hit, inSum)) return true
-      if (q.dim === 'duration' && a.dim === 'date' && b.dim === 'date' && a.hasYear && b.hasYear && hit(Math.abs(a.value - b.value) * 86400)) return true
+      // The days between two dates, or of a range counted with both ends ("Dec 1 through Dec 24" lasts 24 days).
+      if (q.dim === 'duration' && a.dim === 'date' && b.dim === 'date' && a.hasYear && b.hasYear && (hit(Math.abs(a.value - b.value) * 86400) || hit((Math.abs(a.value - b.value) + 1) * 86400))) return true
       if (q.dim === 'date' && a.dim === 'date' && b.dim === 'duration' && q.hasYear && a.hasYear) {
         if (Math.abs(a.value + b.value / 86400 - q.value) < 0.5 || Math.abs(a.value - b.value / 86400 - q.value) < 0.5) return true
+        const months = wholeMonths(b.value)
+        if (months !== null && (addMonths(a.value, months) === q.value || addMonths(a.value, -months) === q.value)) return true
       }
       if (q.dim === 'duration' && a.dim === 'time' && b.dim === 'time' && hit(Math.abs(a.value - b.value) * 60)) return true
       if (q.dim === 'time' && a.dim === 'time' && b.dim === 'duration' && b.value < 86400) {

@@ -61,16 +61,22 @@ export const KEY_UNITS: Record<string, string> = {
   weeks: 'weeks', months: 'months', years: 'years', mm: 'mm', cm: 'cm', m: 'm', km: 'km', mi: 'mi', miles: 'mi', in: 'inches', inches: 'inches', ft: 'ft',
   mg: 'mg', g: 'g', kg: 'kg', t: 't', lb: 'lb', lbs: 'lb', oz: 'oz', ml: 'mL', l: 'L', ul: 'µL', dl: 'dL', bytes: 'bytes', b: 'bytes', kb: 'kB', mb: 'MB', gb: 'GB',
   tb: 'TB', kib: 'KiB', mib: 'MiB', gib: 'GiB', pct: '%', percent: '%', c: '°C', f: '°F', celsius: '°C', fahrenheit: '°F', degc: '°C', degf: '°F',
-  wh: 'Wh', kwh: 'kWh', mwh: 'MWh',
+  wh: 'Wh', kwh: 'kWh', mwh: 'MWh', kmh: 'km/h', kph: 'km/h', mph: 'mph', knots: 'knots', mps: 'm/s',
 }
+/** Speeds a key spells in two words ("speed_km_h", "wind_m_s"). */
+const SPEED_KEYS: Record<string, string> = { 'km h': 'km/h', 'm s': 'm/s', 'mi h': 'mph' }
 /** Unit words safe to read anywhere in a key ("walk_min_to_station"), not only at its end: no English word among them. */
-const INNER_UNITS = new Set(['ms', 'secs', 'seconds', 'min', 'mins', 'minutes', 'hrs', 'hours', 'days', 'weeks', 'months', 'years', 'km', 'mg', 'kg', 'lbs', 'kwh', 'wh', 'pct', 'bytes', 'kb', 'mb', 'gb', 'tb'])
+const INNER_UNITS = new Set(['ms', 'secs', 'seconds', 'min', 'mins', 'minutes', 'hrs', 'hours', 'days', 'weeks', 'months', 'years', 'km', 'mg', 'kg', 'lbs', 'kwh', 'wh', 'pct', 'bytes', 'kb', 'mb', 'gb', 'tb', 'kmh', 'kph', 'mph'])
 /** Keys whose amounts are money even when no currency is named (then any currency meets them). */
 const MONEY_WORDS = new Set([
   'price', 'prices', 'cost', 'costs', 'amount', 'total', 'subtotal', 'balance', 'fee', 'fees', 'fare', 'payment', 'paid', 'refund', 'charge', 'charges', 'rent',
   'deposit', 'salary', 'gross', 'net', 'pay', 'budget', 'copay', 'payout', 'tax', 'toll', 'tolls', 'discount', 'premium', 'due', 'owed', 'spend', 'spent',
   'principal', 'income', 'revenue', 'earnings', 'fine', 'penalty', 'allowance', 'credit', 'debit', 'bill', 'invoice', 'wage', 'bonus', 'tip',
+  'shipping', 'postage', 'surcharge', 'savings', 'cashback', 'interest',
 ])
+/** Period words a key may end with after its money word ("price_month", "cost_yearly"). */
+const PERIODS = /^(?:month|monthly|year|yearly|annual|annually|week|weekly|day|daily|night|nightly|hour|hourly)$/
+const PERIOD_UNITS: Record<string, string> = { monthly: 'month', yearly: 'year', annual: 'year', annually: 'year', weekly: 'week', daily: 'day', nightly: 'night', hourly: 'hour' }
 /** Keys a status value sits under: its word is what the entity is (cancelled, passed, declined). */
 const STATUS_KEYS = /^(?:status|state|result|outcome|conclusion|decision|verdict)$/i
 /** Status words and the everyday words for them, so "success" meets "passed". */
@@ -136,7 +142,9 @@ function numberValue(key: string, v: number, parent: string, scope: Scope, objec
   const noun = nouns[nouns.length - 1] ?? ''
   // A unit the key names ("data_allowance_mb", "credit_hours") says what it measures, whatever its noun usually is.
   const unitInKey = words.some((w, i) => KEY_UNITS[w] && (INNER_UNITS.has(w) || i === words.length - 1))
-  const moneyKey = !unitInKey && (MONEY_WORDS.has(noun) || (scope.currency !== undefined && /^(?:value|amount|total|rate|price)$/.test(noun)))
+  // "price_month", "fee_annual": an amount for a period is money too.
+  const moneyNoun = MONEY_WORDS.has(noun) || (PERIODS.test(noun) && nouns.slice(0, -1).some((w) => MONEY_WORDS.has(w)))
+  const moneyKey = !unitInKey && (moneyNoun || (scope.currency !== undefined && /^(?:value|amount|total|rate|price)$/.test(noun)))
   const currency = cur ?? (moneyKey ? (scope.currency ?? '*') : undefined)
   if (per > 0 && per < words.length - 1) {
     const after = words.slice(per + 1).filter((w) => !CURRENCY_KEYS[w] || per === words.length - 2)
@@ -158,11 +166,18 @@ function numberValue(key: string, v: number, parent: string, scope: Scope, objec
   }
   // "late_fee_pct", "apr_percent": a percentage, whatever it is a percentage of.
   if (words.some((w) => /^(?:pct|percent|percentage)$/.test(w))) return { text: `${v}%`, quantities: quantities(`${v}%`) }
-  if (currency) return { text: `${currency === '*' ? '' : `${currency} `}${v}`, quantities: [money(pence ? v / 100 : v, pence ? 'GBP' : currency)] }
+  if (currency) {
+    // "premium_annual": 1104 is an amount per year, so "$92 a month" can be read against it.
+    const period = PERIODS.test(noun) && moneyNoun ? perUnit(PERIOD_UNITS[noun] ?? noun) : null
+    const value = pence ? v / 100 : v
+    const c = pence ? 'GBP' : currency
+    if (period) return { text: `${currency === '*' ? '' : `${currency} `}${v} per ${period.word}`, quantities: [money(value, c, period)] }
+    return { text: `${currency === '*' ? '' : `${currency} `}${v}`, quantities: [money(value, c)] }
+  }
   const last = words[words.length - 1] ?? ''
   const prev = words[words.length - 2] ?? ''
-  // "speed_km_h": a compound unit, not hours ("expires_in_s" is seconds: "in" is a word there).
-  let unit = KEY_UNITS[last] && !(KEY_UNITS[prev] && prev !== 'in') ? KEY_UNITS[last] : words.filter((w) => INNER_UNITS.has(w)).map((w) => KEY_UNITS[w]).find(Boolean)
+  // "speed_km_h": a compound unit, a speed, not hours ("expires_in_s" is seconds: "in" is a word there).
+  let unit = SPEED_KEYS[`${prev} ${last}`] ?? (KEY_UNITS[last] && !(KEY_UNITS[prev] && prev !== 'in') ? KEY_UNITS[last] : words.filter((w) => INNER_UNITS.has(w)).map((w) => KEY_UNITS[w]).find(Boolean))
   if (!unit && /percent|pct|percentage/.test(key)) unit = '%'
   if (!unit && objectUnit && /^(?:value|amount|result|level|reading|min|max|low|high|limit|target|average|avg|mean)$/i.test(last)) unit = objectUnit
   if (!unit) unit = unitFromScope(key, scope)
@@ -267,8 +282,10 @@ function walkObject(w: Walk, o: Record<string, unknown>, path: string[], owners:
     if (typeof child === 'number') {
       const { text, quantities: qs } = numberValue(k, child, parentKey, scope, objectUnit)
       // A zero denies its key as a false would: "paid_usd": 0 is not paid, "fare_difference_eur": 0 no fare difference.
-      // A count of zero ("critical": 0 is no critical issue) only backs a denial: "failed": 0 says nothing of skipped jobs.
-      const zero = child === 0 && !qs.some((q) => q.dim !== 'count' && q.dim !== 'money')
+      // A count of zero ("critical": 0 is no critical issue) only backs a denial: "failed": 0 says nothing of skipped jobs;
+      // so does a measure of zero ("precipitation_mm": 0 is no precipitation, "delay_min": 0 no delay). A zero reading on
+      // a scale (0 °C, midnight, a day) is a value like any other.
+      const zero = child === 0 && !qs.some((q) => q.dim === 'temperature' || q.dim === 'date' || q.dim === 'time')
       const money = qs.some((q) => q.dim === 'money')
       made.push(fact(here, ambiguous, attribute, predicate, parent, text, qs, zero ? { flag: false, ...(money ? { free: true } : { absent: true }) } : {}))
       continue

@@ -39,6 +39,9 @@ function otherMonth(claim: string, q: Quantity, text: string, e: Quantity): bool
 }
 
 /** Where each claim figure is backed: an equal value in a statement the claim fits, or arithmetic. */
+/** Figures a result may hold to be taken as the topic when the answer states one of them. */
+const SMALL_RESULT = 4
+
 export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): { found: Array<Found | 'derived' | 'request' | null>; anchor: Statement | null } {
   // Operands: the evidence's figures and the user's. Sums, differences and shares only of figures on the claim's topic:
   // a statement it lines up with, a tool it names, a figure the answer states, or the date of "today".
@@ -46,7 +49,12 @@ export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): {
   const said = (e: Quantity) => ctx.answerQuantities.some((a) => sameValue(a, e))
   // A result is on the topic as a whole when one of its facts is ("B leads option A by 322": the survey's counts).
   const onTopic = (s: Statement) => coverage(c, s) >= 0.2 || tool(s) || /\b(?:today|current date|now)\b/i.test(s.text)
-  const topicalResults = new Set(usable.filter((s) => s.key !== undefined && onTopic(s)).map((s) => s.evidence))
+  // So is a small result a figure of which the answer states ("$92 a month" of "premium_annual": 1104 makes the quote
+  // the topic); in a large one, a share or a difference of two of its many figures meets a claim's by chance.
+  const figuresOf = new Map<Evidence, number>()
+  for (const s of usable) figuresOf.set(s.evidence, (figuresOf.get(s.evidence) ?? 0) + s.quantities.length)
+  const saysSmall = (s: Statement) => (figuresOf.get(s.evidence) ?? 0) <= SMALL_RESULT && s.quantities.some(said)
+  const topicalResults = new Set(usable.filter((s) => s.key !== undefined && (onTopic(s) || saysSmall(s))).map((s) => s.evidence))
   const topical = new Set(usable.flatMap((s) => (onTopic(s) || topicalResults.has(s.evidence) ? s.quantities : s.quantities.filter(said))))
   const ops: Operands = {
     evidence: usable.flatMap((s) => s.quantities),
@@ -69,7 +77,8 @@ export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): {
         // A bare count ("3", "two") counts only where the words around it do ("3 commits"), or in the result the
         // claim's other figures were read from ("4 of the 10 shares … at $118.42": filled_qty, qty); a bound
         // ("under half an hour") only on a statement about the same thing; a figure only in its own clause's business.
-        if ((q.dim === 'count' || !exact) && !figureWordsMeet(c, q, s) && cov < 0.4 && !(q.dim === 'count' && exact && tied.has(s.evidence))) continue
+        // (A frequency met by an interval, "three times a day" for "every 8 hours", is no bare count.)
+        if (((q.dim === 'count' && e.dim === 'count') || !exact) && !figureWordsMeet(c, q, s) && cov < 0.4 && !(q.dim === 'count' && exact && tied.has(s.evidence))) continue
         if (clauseMixup(c, q, s, e) || otherMonth(c.text, q, s.text, e)) continue
         if (cov > bestCov) {
           best = { s, exact }

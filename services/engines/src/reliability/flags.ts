@@ -20,6 +20,8 @@ import { stem } from './text.js'
 
 /** Predicate words a claim may leave implicit: "there's no known exploit" for exploit_available false. */
 const EXISTENTIAL = new Set(['available', 'exists', 'present', 'included', 'offered', 'provided', 'applies', 'apply', 'found'].map(stem))
+/** States said of a flag's subject itself: "auto-renew is turned off" denies auto_renew, "the offer is no longer valid" its flag. */
+const STATES = new Set(['enabled', 'active', 'available', 'valid', 'open', 'online'].map(stem))
 const QUANTIFIED = /\b(both|all|each|every|either|neither|none of)\b/i
 const NONE = /\b(neither|none of)\b/i
 
@@ -44,7 +46,7 @@ const FREE = /\b(?:free|for nothing|no (?:extra |additional )?(?:cost|charge|fee
 function claimHolds(c: Claim, present: string[], s: Statement): boolean {
   if (NONE.test(c.text)) return false
   if (s.free && FREE.test(c.text)) return false
-  for (const [t, denied] of c.pol) if (denied && present.some((p) => termIn(p, new Set([t])))) return false
+  for (const [t, denied] of c.pol) if (denied && (present.some((p) => termIn(p, new Set([t]))) || (STATES.has(t) && !s.pol.has(t)))) return false
   return !deniedNear(c.text, (t) => present.some((p) => termIn(p, new Set([t]))))
 }
 

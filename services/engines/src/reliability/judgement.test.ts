@@ -156,3 +156,47 @@ describe('numbers that name things', () => {
     expect(quantities('Under Section 7(b) you owe $40.').map((q) => q.value)).toEqual([40])
   })
 })
+
+describe('structured results read as a person reads them', () => {
+  it('reads speeds in any unit, and a frequency as the interval it implies', async () => {
+    expect(await verdicts({ wind_kmh: 18, gust_speed_km_h: 40 }, 'The wind is around 11 mph. Gusts reach 25 mph.')).toEqual(['supported', 'supported'])
+    expect(await verdicts({ drug: 'Calpol', dosing: '250 mg every 8 hours' }, 'You can give Calpol three times a day.')).toEqual(['supported'])
+    expect(await verdicts({ drug: 'Calpol', dosing: '250 mg every 8 hours' }, 'You can give Calpol five times a day.')).not.toEqual(['supported'])
+    const leaflet = quantities('250 mg every 8 hours')[0]!
+    expect(leaflet.per?.amount).toBe(8 * 3600)
+  })
+
+  it('takes a measure of zero as absence, never as a contradiction of "no"', async () => {
+    expect(await verdicts({ temp_c: -4, precipitation_mm: 0 }, 'No precipitation is expected.')).toEqual(['supported'])
+    expect(await verdicts({ temp_c: -4, precipitation_mm: 3 }, 'No precipitation is expected.')).not.toEqual(['supported'])
+  })
+
+  it('reads a state said of the flag itself ("turned off", "inactive") as its denial', async () => {
+    expect(await verdicts({ plan: 'Pro', auto_renew: true }, 'Auto-renew is turned off.')).toEqual(['contradicted'])
+    expect(await verdicts({ plan: 'Pro', auto_renew: false }, 'Auto-renew is turned off.')).toEqual(['supported'])
+    expect(await verdicts({ plan: 'Pro', auto_renew: true }, 'Auto-renew is on.')).toEqual(['supported'])
+  })
+
+  it('reads an amount for a period as money per that period', async () => {
+    const quote = { current_premium_annual: 1380, new_premium_annual: 1104 }
+    expect(await verdicts(quote, 'The new premium is $92 a month.')).toEqual(['supported'])
+    expect(await verdicts(quote, 'The new premium is $97 a month.')).not.toEqual(['supported'])
+    expect(await verdicts({ plan: 'Basic', price_month: 12 }, 'Basic costs $12 a month.')).toEqual(['supported'])
+  })
+
+  it('moves a date by calendar months', async () => {
+    expect(await verdicts({ purchased: '2025-03-01', warranty_months: 24 }, 'Your warranty runs until March 1, 2027.')).toEqual(['supported'])
+    expect(await verdicts({ purchased: '2025-03-01', warranty_months: 24 }, 'Your warranty runs until March 9, 2027.')).not.toEqual(['supported'])
+  })
+})
+
+describe('figures only the user gave', () => {
+  it('are no conversion unless two of the claim\'s figures measure one thing', async () => {
+    const id = (++traces).toString(16).padStart(32, '0')
+    const v = viewOf([
+      { id: '1'.repeat(16), attrs: tool('book_table', { restaurant: 'Lumiere', party: 4, time: '20:00' }, { ok: false, error: 'no availability' }) },
+      { id: '2'.repeat(16), attrs: chat([['user', 'Book a table for 4 at 8pm at Lumiere']], 'Your table for four at Lumiere is booked for 8 pm.') },
+    ], id)
+    expect((await contentReliability(v)).claims.map((c) => c.verdict)).not.toContain('supported')
+  })
+})

@@ -40,7 +40,7 @@ const PHRASES: Array<[RegExp, string]> = [
 const SYNONYMS: Record<string, string> = {
   cost: 'price', costs: 'price', costing: 'price', fare: 'price', fares: 'price', fee: 'price', fees: 'price', charge: 'price', charges: 'price',
   priced: 'price', prices: 'price', takes: 'duration', lasts: 'duration',
-  carryover: 'rollover',
+  carryover: 'rollover', reopened: 'open', reopens: 'open', reopen: 'open',
 }
 const CUES = new Set(['not', 'no', 'never', 'none', 'nothing', 'neither', 'nor', 'without', 'cannot', 'unable', 'nobody'])
 /** A cue denies the word it governs, the first content word after it ("not sell your data" denies selling, not data). */

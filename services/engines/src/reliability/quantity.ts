@@ -1,14 +1,14 @@
 /**
  * Quantities as a reader understands them, so structured results and answers can
  * be compared by value rather than by spelling: money (per currency), percentages,
- * durations, lengths, masses, volumes, temperatures, data sizes, dates and clock
- * times, each normalised to one unit of its dimension (seconds, metres, grams,
- * millilitres, °C, bytes, days since the epoch, minutes after midnight). A
+ * durations, lengths, masses, volumes, temperatures, data sizes, speeds, dates and
+ * clock times, each normalised to one unit of its dimension (seconds, metres, grams,
+ * millilitres, °C, bytes, metres per second, days since the epoch, minutes after midnight). A
  * quantity keeps the tolerance its writing implies (the last digit written, wider
  * after "about"), and a bound when the text says "under", "at least", "up to".
  */
 
-export type Dim = 'money' | 'percent' | 'duration' | 'length' | 'mass' | 'volume' | 'temperature' | 'data' | 'energy' | 'date' | 'time' | 'count' | 'ratio'
+export type Dim = 'money' | 'percent' | 'duration' | 'length' | 'mass' | 'volume' | 'temperature' | 'data' | 'energy' | 'speed' | 'date' | 'time' | 'count' | 'ratio'
 
 /** What a rate is per: "15 mg per kg" is mass per 1 kg of mass, "600 requests per minute" a count per 60 s. */
 export interface Per {
@@ -38,6 +38,8 @@ export interface Quantity {
   alt?: number
   /** A rate: the value is per this unit ("15 mg per kg", "600 requests per minute"). Money keeps its per-unit in `unit`. */
   per?: Per
+  /** A duration said as the time between occurrences: "every 8 hours". */
+  interval?: boolean
   /** A clock time read from a UTC timestamp ("18:30:00Z"): local times may differ by a zone offset the trace gives. */
   utc?: boolean
   /** Position in the text it was read from. */
@@ -100,6 +102,10 @@ unit('data', 1024 ** 2, 'mib')
 unit('data', 1024 ** 3, 'gib')
 unit('data', 1024 ** 4, 'tib')
 unit('percent', 1, '%', 'percent', 'per cent', 'pct', 'percentage point', 'percentage points', 'pp')
+unit('speed', 1, 'm/s', 'metres per second', 'meters per second')
+unit('speed', 1 / 3.6, 'km/h', 'kmh', 'kph', 'km per hour', 'kilometres per hour', 'kilometers per hour', 'kilometres an hour', 'kilometers an hour')
+unit('speed', 0.44704, 'mph', 'miles per hour', 'miles an hour')
+unit('speed', 0.514444, 'kn', 'knot', 'knots')
 unit('energy', 1, 'wh', 'watt-hour', 'watt-hours')
 unit('energy', 1000, 'kwh', 'kilowatt-hour', 'kilowatt-hours', 'kilowatt hours', 'kilowatt hour')
 unit('energy', 1e6, 'mwh')
@@ -143,6 +149,12 @@ export function perUnit(word: string, amount = 1): Per | null {
 const APPROX = /\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|close to|just (?:over|under)|an estimated|estimated|~)\s*$/i
 const BELOW = /\b(?:under|below|less than|fewer than|within|up to|at most|no more than|not more than|lower than|shorter than|cheaper than)\s*$/i
 const ABOVE = /\b(?:over|above|more than|greater than|at least|no less than|exceeds?|exceeding|higher than|longer than|beyond)\s*$/i
+
+/**
+ * The relative tolerance of a measure: half a percent, but months are 28 to 31 days and people say "two months" for
+ * eight weeks, so a figure in months (or years of months) is within 8%.
+ */
+const calendarTolerance = (factor: number) => (factor === 86400 * 30.44 ? 0.08 : 0.005)
 
 function decimals(s: string): number {
   const i = s.indexOf('.')
@@ -316,7 +328,7 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
         if (!raw) continue
         const value = Number(raw.replace(/,/g, '')) * factor * scale
         const alt = decimalData(u, factor, value)
-        out.push({ dim, value, unit: '', tol: tolerance(raw, factor * scale, false, value, dim === 'percent' ? 0 : 0.005), hasYear: true, ...(per ? { per } : {}), ...(alt ? { alt } : {}) })
+        out.push({ dim, value, unit: '', tol: tolerance(raw, factor * scale, false, value, dim === 'percent' ? 0 : calendarTolerance(factor)), hasYear: true, ...(per ? { per } : {}), ...(alt ? { alt } : {}) })
       }
       return out
     },
@@ -350,7 +362,7 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
       const [dim, factor] = UNITS[u]!
       const value = n * factor
       const alt = decimalData(u, factor, value)
-      return [{ dim, value, unit: '', tol: Math.abs(value) * 0.005, hasYear: true, ...(alt ? { alt } : {}) }]
+      return [{ dim, value, unit: '', tol: Math.abs(value) * calendarTolerance(factor), hasYear: true, ...(alt ? { alt } : {}) }]
     },
   },
   // multiples: "five times the Pro limit", "nine times the price", "twice as long"
@@ -374,6 +386,16 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
   {
     re: /\b(immediately|instantly|right away|at once|straight away)\b/gi,
     read: () => [{ dim: 'duration', value: 0, unit: '', tol: 3600, hasYear: true }],
+  },
+  // frequencies in words: "three times a day", "twice daily", "once a week" (a count per that time)
+  {
+    re: new RegExp(`\\b(?:${WORDNUM}\\s+times|(once|twice|thrice))\\s+(?:(?:a|an|per|each|every)\\s+(hour|day|week|month|year)|(hourly|daily|weekly|monthly|yearly|annually))\\b`, 'gi'),
+    read: (m) => {
+      const value = m[2] ? { once: 1, twice: 2, thrice: 3 }[m[2].toLowerCase() as 'once']! : WORD_NUMBERS[m[1]!.toLowerCase()]!
+      const word = (m[3] ?? m[4]!).toLowerCase().replace(/^annually$/, 'year').replace(/^daily$/, 'day').replace(/ly$/, '')
+      const per = perUnit(word, 1)
+      return value && per ? [{ dim: 'count', value, unit: '', tol: 0, hasYear: true, per }] : []
+    },
   },
   // counts per time: "600 requests per minute", "10 per second", "3 times a day"
   {
@@ -430,7 +452,9 @@ export function quantities(text: string): Quantity[] {
       const before = text.slice(Math.max(0, m.index - 24), m.index)
       const approx = APPROX.test(before)
       const bound = BELOW.test(before) ? '<' : ABOVE.test(before) ? '>' : ''
+      const every = /\bevery\s*$/i.test(before)
       for (const q of p.read(m)) {
+        if (every && q.dim === 'duration' && !q.per) q.interval = true
         const tol = approx ? Math.max(q.tol, Math.abs(q.value) * 0.06, q.dim === 'duration' ? 60 : 0) : q.tol
         out.push({ ...q, approx, bound, tol, digits: q.tol, index: m.index, end: m.index + m[0].length })
       }
@@ -459,7 +483,8 @@ export function sameCurrency(a: Quantity, b: Quantity): boolean {
   if (ca !== cb && ca !== '*' && cb !== '*') return false
   const pa = a.unit.split('/')[1]
   const pb = b.unit.split('/')[1]
-  return pa === pb || pa === undefined || pb === undefined
+  // Amounts per two periods ("$92 a month", "premium_annual": 1104) compare per one unit of time (perScale).
+  return pa === pb || pa === undefined || pb === undefined || (a.per?.dim === 'duration' && b.per?.dim === 'duration')
 }
 
 /** Rates compare only with rates per the same kind of thing (per time with per time, per kg with per gram), or with the amount written plainly. */
@@ -471,9 +496,27 @@ function samePer(a: Quantity, b: Quantity): boolean {
 /** Two rates per the same kind of thing, compared per one unit of it ("600 per minute" is "10 per second"). */
 const perScale = (claim: Quantity, ev: Quantity) => (claim.per && ev.per ? ev.per.amount / claim.per.amount : 1)
 
+/** The time between two occurrences a quantity states: "3 times a day" every 8 h, "every 8 hours", "250 mg per 8 hours". */
+function interval(q: Quantity): number | null {
+  if (q.per?.dim === 'duration' && q.per.amount !== 1 && q.dim !== 'count') return q.per.amount
+  if (q.per?.dim === 'duration' && q.dim === 'count' && q.value > 0) return q.per.amount / q.value
+  return q.dim === 'duration' && q.interval ? q.value : null
+}
+
+/**
+ * A frequency and an interval that say the same: "three times a day" for "every 8 hours" or "250 mg every 8 hours"
+ * (within 1%). The claim's side must be a bare frequency or interval: "800 mg every 4 hours" states a dose as well.
+ */
+function sameFrequency(claim: Quantity, ev: Quantity): boolean {
+  if (!(claim.dim === 'count' && claim.per?.dim === 'duration') && !(claim.dim === 'duration' && claim.interval)) return false
+  const a = interval(claim)
+  const b = interval(ev)
+  return a !== null && b !== null && Math.abs(a - b) <= 0.01 * b
+}
+
 /** Two quantities state the same value (dates without a year compare by month and day; an ambiguous reading counts). */
 export function sameValue(claim: Quantity, ev: Quantity): boolean {
-  if (claim.dim !== ev.dim) return false
+  if (claim.dim !== ev.dim) return sameFrequency(claim, ev)
   if (claim.dim === 'money' && !sameCurrency(claim, ev)) return false
   if (!samePer(claim, ev)) return false
   if (claim.dim === 'date' && claim.hasYear !== ev.hasYear) {

@@ -142,3 +142,19 @@ describe('failures', () => {
   })
 })
 
+
+describe('a denial in another clause', () => {
+  const trails = doc('The north loop trail is closed until further notice due to rockfall. The south loop remains open.')
+
+  it('speaks only for the entity its clause names', () => {
+    expect(judgeClaim('The south loop is still open.', [trails]).verdict).toBe('supported')
+    expect(judgeClaim('The north loop is closed.', [trails]).verdict).toBe('supported')
+    expect(judgeClaim('The north loop has reopened.', [trails]).verdict).toBe('contradicted')
+  })
+
+  it('gives months the slack people give them', () => {
+    const study = doc('Participants who walked 30 minutes daily showed a 12% reduction in resting blood pressure over eight weeks.')
+    expect(judgeClaim('Daily half-hour walks lowered resting blood pressure by 12% over two months.', [study]).verdict).not.toBe('contradicted')
+    expect(judgeClaim('Daily half-hour walks lowered resting blood pressure by 12% over six months.', [study]).verdict).not.toBe('supported')
+  })
+})

@@ -109,19 +109,22 @@ function denies(c: Claim, s: Statement): boolean {
 }
 
 /**
- * The statement denies the claim within one clause that lines up with it: a
- * denial elsewhere in the sentence ("…, closed Sunday") is about something else.
+ * The statement denies the claim within the clause that lines up with it best: a
+ * denial elsewhere in the sentence ("…, closed Sunday"), or in a clause about
+ * another entity ("The north loop is closed. The south loop remains open." for the
+ * south loop), is about something else.
  */
 function deniedSegment(c: Claim, s: Statement): boolean {
   if (s.boolean) return false
   if (!/[,;]|\.\s/.test(s.text)) return denies(c, s)
-  for (const part of s.text.split(/[,;]|\.\s+/)) {
-    const pol = polarity(part)
-    if (!pol.size) continue
-    const seg = { ...s, pol, terms: new Map([...pol.keys(), ...s.owner].map((t) => [t, 1])) }
-    if (coverage(c, seg, s.owner) >= ALIGN_COVERAGE && denies(c, seg)) return true
-  }
-  return false
+  const segs = s.text
+    .split(/[,;]|\.\s+/)
+    .map((part) => polarity(part))
+    .filter((pol) => pol.size)
+    .map((pol) => ({ ...s, pol, terms: new Map([...pol.keys(), ...s.owner].map((t) => [t, 1])) }))
+    .map((seg) => ({ seg, cov: coverage(c, seg, s.owner) }))
+  const best = Math.max(ALIGN_COVERAGE, ...segs.map((x) => x.cov))
+  return segs.some((x) => x.cov >= best && denies(c, x.seg))
 }
 
 function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
@@ -205,7 +208,7 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
       // "€60 at the airport").
       const measured = c.quantities.some((q, i) => {
         const f = found[i]
-        return q.dim !== 'count' && typeof f === 'object' && f !== null && (f.s.key !== undefined || q.dim !== 'money' || coverage(c, f.s) >= 0.15 || figureWordsMeet(c, q, f.s))
+        return (q.dim !== 'count' || q.per?.dim === 'duration') && typeof f === 'object' && f !== null && (f.s.key !== undefined || q.dim !== 'money' || coverage(c, f.s) >= 0.15 || figureWordsMeet(c, q, f.s))
       })
       if (a && (cov >= 0.3 || derived || measured)) {
         const conf = derived ? CONFIDENCE.derived : loose || cov < SUPPORT_COVERAGE ? CONFIDENCE.quantityLoose : CONFIDENCE.quantity
@@ -213,9 +216,11 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
       }
     }
     // The user's own figure converted ("120 km is about 75 miles"): arithmetic on the request, not a claim about the world.
+    // (Two figures of one dimension, one the user's: "four" guests and "8 pm" both from the request are no conversion.)
     const converted = c.quantities.length >= 2 && found.every((f, i) => f === 'request' || c.quantities.some((o, j) => j !== i && o.dim === c.quantities[i]!.dim && sameValue(c.quantities[i]!, o)))
     const about = bestStatement(c, usable, ctx.similarity)
-    if (converted && about && found.some((f) => f === 'request')) return { verdict: 'supported', confidence: CONFIDENCE.derived, evidence: about.evidence, rule: 'conversion' }
+    const pairOfOneDim = c.quantities.some((q, i) => found[i] === 'request' && c.quantities.some((o, j) => j !== i && o.dim === q.dim))
+    if (converted && pairOfOneDim && about && found.some((f) => f === 'request')) return { verdict: 'supported', confidence: CONFIDENCE.derived, evidence: about.evidence, rule: 'conversion' }
     // A figure nothing backs, where a statement about the same thing gives another value.
     for (let i = 0; i < c.quantities.length; i++) {
       if (found[i] !== null && found[i] !== 'request') continue
