@@ -38,9 +38,7 @@ describe('derivable money at the precision the claim states', () => {
 })
 
 describe('dates', () => {
-  it('count a range with both ends, and move by calendar months', () => {
-    expect(derivable(one('24 days'), ops('from December 1, 2026 through December 24, 2026'))).toBe(true)
-    expect(derivable(one('30 days'), ops('from December 1, 2026 through December 24, 2026'))).toBe(false)
+  it('move by calendar months', () => {
     expect(derivable(one('February 28, 2027'), ops('bought on 2026-11-30, covered for 3 months'))).toBe(true)
     expect(derivable(one('March 3, 2027'), ops('bought on 2026-11-30, covered for 3 months'))).toBe(false)
   })

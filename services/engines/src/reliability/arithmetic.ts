@@ -122,8 +122,7 @@ export function derivable(q: Quantity, ops: Operands): boolean {
         if (hit(a.value + b.value, err) || hit(a.value - b.value, err)) return true
       }
       if (products(q, a, b, hit, inSum)) return true
-      // The days between two dates, or of a range counted with both ends ("Dec 1 through Dec 24" lasts 24 days).
-      if (q.dim === 'duration' && a.dim === 'date' && b.dim === 'date' && a.hasYear && b.hasYear && (hit(Math.abs(a.value - b.value) * 86400) || hit((Math.abs(a.value - b.value) + 1) * 86400))) return true
+      if (q.dim === 'duration' && a.dim === 'date' && b.dim === 'date' && a.hasYear && b.hasYear && hit(Math.abs(a.value - b.value) * 86400)) return true
       if (q.dim === 'date' && a.dim === 'date' && b.dim === 'duration' && q.hasYear && a.hasYear) {
         if (Math.abs(a.value + b.value / 86400 - q.value) < 0.5 || Math.abs(a.value - b.value / 86400 - q.value) < 0.5) return true
         const months = wholeMonths(b.value)

@@ -184,6 +184,15 @@ describe('structured results read as a person reads them', () => {
     expect(await verdicts({ plan: 'Basic', price_month: 12 }, 'Basic costs $12 a month.')).toEqual(['supported'])
   })
 
+  it('meets an allowance only with the same allowance, and a zero count only with a denial', async () => {
+    const fare = { fare: 'Basic', checked_bags: 0, cabin_bag_kg: 8 }
+    expect(await verdicts(fare, 'Your cabin bag can weigh up to 8 kg.')).toEqual(['supported'])
+    expect(await verdicts(fare, 'Your cabin bag can weigh up to 10 kg.')).not.toEqual(['supported'])
+    expect(await verdicts({ route: 'Riverside path', walk_min: 25 }, 'The Riverside path walk takes under 30 minutes.')).toEqual(['supported'])
+    expect(await verdicts(fare, 'Basic includes one checked bag.')).not.toEqual(['supported'])
+    expect(await verdicts(fare, 'Basic includes no checked bags.')).toEqual(['supported'])
+  })
+
   it('moves a date by calendar months', async () => {
     expect(await verdicts({ purchased: '2025-03-01', warranty_months: 24 }, 'Your warranty runs until March 1, 2027.')).toEqual(['supported'])
     expect(await verdicts({ purchased: '2025-03-01', warranty_months: 24 }, 'Your warranty runs until March 9, 2027.')).not.toEqual(['supported'])

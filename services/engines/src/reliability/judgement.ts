@@ -23,7 +23,7 @@ import { requestStatements, statementsOf, type Statement } from './statements.js
 import { CONTRAST, judge, type JudgeContext, type Judgement } from './support.js'
 
 /** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
-export const JUDGEMENT_VERSION = '2.1.23'
+export const JUDGEMENT_VERSION = '2.1.24'
 
 export interface TraceJudgement {
   answer: { text: string; span_id: string } | null

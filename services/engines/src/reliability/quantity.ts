@@ -38,6 +38,8 @@ export interface Quantity {
   alt?: number
   /** A rate: the value is per this unit ("15 mg per kg", "600 requests per minute"). Money keeps its per-unit in `unit`. */
   per?: Per
+  /** The bound is an allowance ("can weigh up to 10 kg"): met only by the same value, as another allowance would be. */
+  limit?: boolean
   /** A duration said as the time between occurrences: "every 8 hours". */
   interval?: boolean
   /** A clock time read from a UTC timestamp ("18:30:00Z"): local times may differ by a zone offset the trace gives. */
@@ -146,6 +148,8 @@ export function perUnit(word: string, amount = 1): Per | null {
   return { dim: 'count', amount, word: w.replace(/(?:es|s)$/, '') }
 }
 
+/** An allowance: a modal, then "up to" (or "at most", "no more than", "a maximum of") right before the figure. */
+const LIMIT = /\b(?:can|may|could|allowed to|permitted to)\b(?:\s+[\w-]+){0,4}\s+(?:up to|at most|no more than|a maximum of|a max of)\s*$/i
 const APPROX = /\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|close to|just (?:over|under)|an estimated|estimated|~)\s*$/i
 const BELOW = /\b(?:under|below|less than|fewer than|within|up to|at most|no more than|not more than|lower than|shorter than|cheaper than)\s*$/i
 const ABOVE = /\b(?:over|above|more than|greater than|at least|no less than|exceeds?|exceeding|higher than|longer than|beyond)\s*$/i
@@ -452,11 +456,13 @@ export function quantities(text: string): Quantity[] {
       const before = text.slice(Math.max(0, m.index - 24), m.index)
       const approx = APPROX.test(before)
       const bound = BELOW.test(before) ? '<' : ABOVE.test(before) ? '>' : ''
+      // "can weigh up to 10 kg", "may bring at most 3": an allowance, which another allowance does not fall within.
+      const limit = bound !== '' && LIMIT.test(text.slice(Math.max(0, m.index - 60), m.index))
       const every = /\bevery\s*$/i.test(before)
       for (const q of p.read(m)) {
         if (every && q.dim === 'duration' && !q.per) q.interval = true
         const tol = approx ? Math.max(q.tol, Math.abs(q.value) * 0.06, q.dim === 'duration' ? 60 : 0) : q.tol
-        out.push({ ...q, approx, bound, tol, digits: q.tol, index: m.index, end: m.index + m[0].length })
+        out.push({ ...q, approx, bound, tol, digits: q.tol, index: m.index, end: m.index + m[0].length, ...(limit ? { limit } : {}) })
       }
       hits.push([m.index, m.index + m[0].length])
     }
@@ -540,7 +546,7 @@ export function sameValue(claim: Quantity, ev: Quantity): boolean {
 export function satisfies(claim: Quantity, ev: Quantity): boolean {
   if (sameValue(claim, ev)) return true
   // "Within 60 days" against "within 30 days" is two limits that differ, not a value inside one.
-  if (!claim.bound || ev.bound || claim.dim !== ev.dim || (claim.dim === 'money' && !sameCurrency(claim, ev)) || !samePer(claim, ev) || claim.dim === 'date') return false
+  if (!claim.bound || claim.limit || ev.bound || claim.dim !== ev.dim || (claim.dim === 'money' && !sameCurrency(claim, ev)) || !samePer(claim, ev) || claim.dim === 'date') return false
   const k = perScale(claim, ev)
   return claim.bound === '<' ? ev.value <= claim.value * k : ev.value >= claim.value * k
 }
