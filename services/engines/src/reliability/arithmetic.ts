@@ -10,7 +10,7 @@
  * user's figures may enter, and the answer's own (a chain: $8,526 × 0.79, "$2,710.50
  * at today's rate … with the $150 fee, $2,860.50"), rates of the answer only in products.
  */
-import { currencyOf, sameValue, type Quantity } from './quantity.js'
+import { currencyOf, MONTH_SECONDS, sameValue, type Quantity } from './quantity.js'
 
 export interface Operands {
   /** Figures of the evidence the claim may use (its entity's, not a competitor's). */
@@ -84,10 +84,9 @@ const MAX_SUM_TERMS = 4
 /** Sums of three or four figures are searched among at most this many topical figures (chance hits grow with more). */
 const MAX_SUM_POOL = 9
 
-const MONTH_S = 86400 * 30.44
 /** A duration of whole months or years ("24 months", "2 years"): its months, else null. */
 function wholeMonths(seconds: number): number | null {
-  const m = seconds / MONTH_S
+  const m = seconds / MONTH_SECONDS
   return m >= 1 && Math.abs(m - Math.round(m)) < 0.02 ? Math.round(m) : null
 }
 /** A day number moved by calendar months: 2025-03-01 plus 24 months is 2027-03-01 (the last day of a shorter month when it has no such day). */

@@ -59,6 +59,9 @@ const WORD_NUMBERS: Record<string, number> = {
   forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90, hundred: 100, dozen: 12, a: 1, an: 1, half: 0.5,
 }
 
+/** A month as a duration: the mean Gregorian month, in seconds. */
+export const MONTH_SECONDS = 86400 * 30.44
+
 /** unit word → [dimension, factor to the dimension's unit] (temperature handled apart). */
 const UNITS: Record<string, [Dim, number]> = {}
 const unit = (dim: Dim, factor: number, ...names: string[]) => names.forEach((n) => (UNITS[n] = [dim, factor]))
@@ -69,7 +72,7 @@ unit('duration', 3600, 'h', 'hr', 'hrs', 'hour', 'hours')
 unit('duration', 86400, 'day', 'days', 'business day', 'business days', 'working days', 'calendar days', 'nights', 'night')
 unit('duration', 604800, 'week', 'weeks', 'wk', 'wks')
 unit('duration', 86400 * 14, 'fortnight')
-unit('duration', 86400 * 30.44, 'month', 'months', 'mo', 'mos')
+unit('duration', MONTH_SECONDS, 'month', 'months', 'mo', 'mos')
 unit('duration', 86400 * 365.25, 'year', 'years', 'yr', 'yrs')
 unit('duration', 86400 * 3652.5, 'decade', 'decades')
 unit('length', 0.001, 'mm', 'millimetre', 'millimetres', 'millimeter', 'millimeters')
@@ -156,9 +159,9 @@ const ABOVE = /\b(?:over|above|more than|greater than|at least|no less than|exce
 
 /**
  * The relative tolerance of a measure: half a percent, but months are 28 to 31 days and people say "two months" for
- * eight weeks, so a figure in months (or years of months) is within 8%.
+ * eight weeks, so a figure in months is within 8%.
  */
-const calendarTolerance = (factor: number) => (factor === 86400 * 30.44 ? 0.08 : 0.005)
+const calendarTolerance = (factor: number) => (factor === MONTH_SECONDS ? 0.08 : 0.005)
 
 function decimals(s: string): number {
   const i = s.indexOf('.')
