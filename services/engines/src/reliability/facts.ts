@@ -13,7 +13,7 @@
  * also states its counts (3 commits, 2 authors, 2 by Priya N), and the facts of
  * one key across its items are siblings ("the first", "the cheapest", "both").
  */
-import { perUnit, quantities, type Quantity } from './quantity.js'
+import { periodWord, perUnit, quantities, type Quantity } from './quantity.js'
 import { sentences } from './text.js'
 
 export interface Fact {
@@ -74,9 +74,6 @@ const MONEY_WORDS = new Set([
   'principal', 'income', 'revenue', 'earnings', 'fine', 'penalty', 'allowance', 'credit', 'debit', 'bill', 'invoice', 'wage', 'bonus', 'tip',
   'shipping', 'postage', 'surcharge', 'savings', 'cashback', 'interest',
 ])
-/** Period words a key may end with after its money word ("price_month", "cost_yearly"). */
-const PERIODS = /^(?:month|monthly|year|yearly|annual|annually|week|weekly|day|daily|night|nightly|hour|hourly)$/
-const PERIOD_UNITS: Record<string, string> = { monthly: 'month', yearly: 'year', annual: 'year', annually: 'year', weekly: 'week', daily: 'day', nightly: 'night', hourly: 'hour' }
 /** Keys a status value sits under: its word is what the entity is (cancelled, passed, declined). */
 const STATUS_KEYS = /^(?:status|state|result|outcome|conclusion|decision|verdict)$/i
 /** Status words and the everyday words for them, so "success" meets "passed". */
@@ -142,8 +139,9 @@ function numberValue(key: string, v: number, parent: string, scope: Scope, objec
   const noun = nouns[nouns.length - 1] ?? ''
   // A unit the key names ("data_allowance_mb", "credit_hours") says what it measures, whatever its noun usually is.
   const unitInKey = words.some((w, i) => KEY_UNITS[w] && (INNER_UNITS.has(w) || i === words.length - 1))
-  // "price_month", "fee_annual": an amount for a period is money too.
-  const moneyNoun = MONEY_WORDS.has(noun) || (PERIODS.test(noun) && nouns.slice(0, -1).some((w) => MONEY_WORDS.has(w)))
+  // "price_month", "fee_annual": an amount for a period (a key ending in its period word after a money word) is money too.
+  const period = periodWord(noun)
+  const moneyNoun = MONEY_WORDS.has(noun) || (period !== null && nouns.slice(0, -1).some((w) => MONEY_WORDS.has(w)))
   const moneyKey = !unitInKey && (moneyNoun || (scope.currency !== undefined && /^(?:value|amount|total|rate|price)$/.test(noun)))
   const currency = cur ?? (moneyKey ? (scope.currency ?? '*') : undefined)
   if (per > 0 && per < words.length - 1) {
@@ -168,11 +166,9 @@ function numberValue(key: string, v: number, parent: string, scope: Scope, objec
   if (words.some((w) => /^(?:pct|percent|percentage)$/.test(w))) return { text: `${v}%`, quantities: quantities(`${v}%`) }
   if (currency) {
     // "premium_annual": 1104 is an amount per year, so "$92 a month" can be read against it.
-    const period = PERIODS.test(noun) && moneyNoun ? perUnit(PERIOD_UNITS[noun] ?? noun) : null
-    const value = pence ? v / 100 : v
-    const c = pence ? 'GBP' : currency
-    if (period) return { text: `${currency === '*' ? '' : `${currency} `}${v} per ${period.word}`, quantities: [money(value, c, period)] }
-    return { text: `${currency === '*' ? '' : `${currency} `}${v}`, quantities: [money(value, c)] }
+    const per = period !== null && moneyNoun ? perUnit(period) : null
+    const text = `${currency === '*' ? '' : `${currency} `}${v}${per ? ` per ${per.word}` : ''}`
+    return { text, quantities: [money(pence ? v / 100 : v, pence ? 'GBP' : currency, per)] }
   }
   const last = words[words.length - 1] ?? ''
   const prev = words[words.length - 2] ?? ''

@@ -38,10 +38,10 @@ function otherMonth(claim: string, q: Quantity, text: string, e: Quantity): bool
   return a !== undefined && b !== undefined && a !== b
 }
 
-/** Where each claim figure is backed: an equal value in a statement the claim fits, or arithmetic. */
 /** Figures a result may hold to be taken as the topic when the answer states one of them. */
 const SMALL_RESULT = 4
 
+/** Where each claim figure is backed: an equal value in a statement the claim fits, or arithmetic. */
 export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): { found: Array<Found | 'derived' | 'request' | null>; anchor: Statement | null } {
   // Operands: the evidence's figures and the user's. Sums, differences and shares only of figures on the claim's topic:
   // a statement it lines up with, a tool it names, a figure the answer states, or the date of "today".

@@ -151,6 +151,14 @@ export function perUnit(word: string, amount = 1): Per | null {
   return { dim: 'count', amount, word: w.replace(/(?:es|s)$/, '') }
 }
 
+/** Period adjectives and adverbs as the period's unit word: "daily" is per day, "annual" per year. */
+const PERIOD_ADJECTIVES: Record<string, string> = { hourly: 'hour', daily: 'day', nightly: 'night', weekly: 'week', monthly: 'month', yearly: 'year', annual: 'year', annually: 'year' }
+/** The period a word names, as its unit word ("month", "monthly" → month; "annual" → year), or null. */
+export function periodWord(word: string): string | null {
+  const w = word.toLowerCase()
+  return PERIOD_ADJECTIVES[w] ?? (/^(?:hour|day|night|week|month|year)$/.test(w) ? w : null)
+}
+
 /** An allowance: a modal, then "up to" (or "at most", "no more than", "a maximum of") right before the figure. */
 const LIMIT = /\b(?:can|may|could|allowed to|permitted to)\b(?:\s+[\w-]+){0,4}\s+(?:up to|at most|no more than|a maximum of|a max of)\s*$/i
 const APPROX = /\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|close to|just (?:over|under)|an estimated|estimated|~)\s*$/i
@@ -399,8 +407,7 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
     re: new RegExp(`\\b(?:${WORDNUM}\\s+times|(once|twice|thrice))\\s+(?:(?:a|an|per|each|every)\\s+(hour|day|week|month|year)|(hourly|daily|weekly|monthly|yearly|annually))\\b`, 'gi'),
     read: (m) => {
       const value = m[2] ? { once: 1, twice: 2, thrice: 3 }[m[2].toLowerCase() as 'once']! : WORD_NUMBERS[m[1]!.toLowerCase()]!
-      const word = (m[3] ?? m[4]!).toLowerCase().replace(/^annually$/, 'year').replace(/^daily$/, 'day').replace(/ly$/, '')
-      const per = perUnit(word, 1)
+      const per = perUnit(periodWord(m[3] ?? m[4]!)!, 1)
       return value && per ? [{ dim: 'count', value, unit: '', tol: 0, hasYear: true, per }] : []
     },
   },

@@ -220,7 +220,7 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
     const converted = c.quantities.length >= 2 && found.every((f, i) => f === 'request' || c.quantities.some((o, j) => j !== i && o.dim === c.quantities[i]!.dim && sameValue(c.quantities[i]!, o)))
     const about = bestStatement(c, usable, ctx.similarity)
     const pairOfOneDim = c.quantities.some((q, i) => found[i] === 'request' && c.quantities.some((o, j) => j !== i && o.dim === q.dim))
-    if (converted && pairOfOneDim && about && found.some((f) => f === 'request')) return { verdict: 'supported', confidence: CONFIDENCE.derived, evidence: about.evidence, rule: 'conversion' }
+    if (converted && pairOfOneDim && about) return { verdict: 'supported', confidence: CONFIDENCE.derived, evidence: about.evidence, rule: 'conversion' }
     // A figure nothing backs, where a statement about the same thing gives another value.
     for (let i = 0; i < c.quantities.length; i++) {
       if (found[i] !== null && found[i] !== 'request') continue
