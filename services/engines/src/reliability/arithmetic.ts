@@ -25,6 +25,8 @@ export interface Operands {
   offsets: number[]
   /** Values of one attribute across the items of a list (siblings): what sums of three or four add up. */
   groups: Quantity[][]
+  /** The claim says its figure is a fall ("down 5.6%", "5.6% lower"): a change in percent may be negative. */
+  falling?: boolean
 }
 
 const key = (x: Quantity) => `${x.dim}|${x.unit}|${x.value}|${x.per?.word ?? ''}`
@@ -111,7 +113,10 @@ export function derivable(q: Quantity, ops: Operands): boolean {
   // "100 requests per second" added up from the answer's other limits): two unrelated figures add up by chance.
   const inSum = new Set([...evidence.filter((x) => ops.topical.has(x)), ...extra, ...answer.filter((x) => !x.per)])
   const hit = hitter(q)
-  const sizable = (x: Quantity) => Math.abs(x.value) >= Math.abs(q.value) * 0.02
+  const measured = !q.per && q.dim !== 'money' && q.dim !== 'count' && q.dim !== 'percent' && q.dim !== 'ratio' && q.dim !== 'date' && q.dim !== 'time'
+  // A small term meets a rounded total by chance; an amount to the cent ("€11,406.63" with a €15 fee) only by arithmetic.
+  const cents = q.dim === 'money' && !q.approx && q.tol < 0.01 && !Number.isInteger(q.value)
+  const sizable = (x: Quantity) => cents || Math.abs(x.value) >= Math.abs(q.value) * 0.02
   const addable = (x: Quantity) => x.dim === q.dim && sizable(x) && !x.per === !q.per && (q.dim !== 'money' || x.unit === q.unit || currencyOf(x) === '*')
   for (const a of all)
     for (const b of all) {
@@ -120,7 +125,9 @@ export function derivable(q: Quantity, ops: Operands): boolean {
         const err = rounding(a) + rounding(b)
         if (hit(a.value + b.value, err) || hit(a.value - b.value, err)) return true
       }
-      if (products(q, a, b, hit, inSum)) return true
+      if (products(q, a, b, hit, inSum, ops.falling === true)) return true
+      // A measure times a whole count the evidence gives on the topic: "12 pallets at 820 kg each is 9,840 kg".
+      if (measured && a.dim === q.dim && !a.per && b.dim === 'count' && !b.per && isEv.has(b) && ops.topical.has(b) && Number.isInteger(b.value) && b.value >= 3 && hit(a.value * b.value, productError(a.value, rounding(a), b.value, rounding(b)))) return true
       if (q.dim === 'duration' && a.dim === 'date' && b.dim === 'date' && a.hasYear && b.hasYear && hit(Math.abs(a.value - b.value) * 86400)) return true
       if (q.dim === 'date' && a.dim === 'date' && b.dim === 'duration' && q.hasYear && a.hasYear) {
         if (Math.abs(a.value + b.value / 86400 - q.value) < 0.5 || Math.abs(a.value - b.value / 86400 - q.value) < 0.5) return true
@@ -135,15 +142,30 @@ export function derivable(q: Quantity, ops: Operands): boolean {
     }
   // A UTC time shown in the zone the trace names.
   if (q.dim === 'time') for (const e of evidence) if (e.dim === 'time' && e.utc && ops.offsets.some((o) => (((e.value + o) % 1440) + 1440) % 1440 === q.value)) return true
-  return ops.groups.some((g) => sums(q, g.filter(addable), hit))
+  return ops.groups.some((g) => sums(q, g.filter(addable), hit)) || gains(q, [...inSum].filter((x) => isEv.has(x) || answer.includes(x)), hit)
+}
+
+/** A difference of two amounts times a count on the topic: a position's gain, 120 units × (£112.15 − £98.40) = £1,650. */
+function gains(q: Quantity, pool: Quantity[], hit: (v: number, err?: number) => boolean): boolean {
+  if (q.dim !== 'money' || q.per) return false
+  const amounts = pool.filter((x) => x.dim === 'money' && !x.per && (x.unit === q.unit || currencyOf(x) === '*'))
+  const counts = pool.filter((x) => x.dim === 'count' && !x.per && Number.isInteger(x.value) && x.value >= 2)
+  for (const a of amounts)
+    for (const b of amounts)
+      for (const n of counts) {
+        if (a === b || a.value <= b.value) continue
+        if (hit((a.value - b.value) * n.value, (rounding(a) + rounding(b)) * n.value)) return true
+      }
+  return false
 }
 
 /** Products and quotients: shares, multiples, rates, prices, conversions. */
-function products(q: Quantity, a: Quantity, b: Quantity, hit: (v: number, err?: number) => boolean, inSum: Set<Quantity>): boolean {
+function products(q: Quantity, a: Quantity, b: Quantity, hit: (v: number, err?: number) => boolean, inSum: Set<Quantity>, falling: boolean): boolean {
   const [da, db] = [rounding(a), rounding(b)]
   // A share or a change in percent, and a multiple, of figures on the claim's topic only.
   if (inSum.has(a) && inSum.has(b) && a.dim === b.dim && a.dim !== 'date' && a.dim !== 'time' && b.value) {
-    if (q.dim === 'percent' && a.dim !== 'percent' && (hit((a.value / b.value) * 100) || hit(((a.value - b.value) / b.value) * 100))) return true
+    const change = ((a.value - b.value) / b.value) * 100
+    if (q.dim === 'percent' && a.dim !== 'percent' && (hit((a.value / b.value) * 100) || hit(change) || (falling && hit(-change)))) return true
     if (q.dim === 'ratio' && hit(a.value / b.value)) return true
     // An amount split evenly ("1,840 units at 40 per pallet is 46 pallets").
     if (q.dim === 'count' && a.dim === 'count' && Number.isInteger(a.value) && hit(a.value / b.value)) return true
@@ -184,17 +206,4 @@ function sums(q: Quantity, pool: Quantity[], hit: (v: number, err?: number) => b
     if (hit(total, set.reduce((t, x) => t + rounding(x), 0))) return true
   }
   return false
-}
-
-/** Offsets from UTC the trace names ("UTC-8 in December", a timestamp's "+08:00"), in minutes. */
-export function offsetsIn(texts: string[]): number[] {
-  const out = new Set<number>()
-  for (const t of texts)
-    for (const m of t.matchAll(/\b(?:UTC|GMT)\s?([+-−])\s?(\d{1,2})(?::?(\d{2}))?\b|T\d{2}:\d{2}(?::\d{2})?([+-])(\d{2}):?(\d{2})\b/g)) {
-      const sign = (m[1] ?? m[4]) === '+' ? 1 : -1
-      const h = Number(m[2] ?? m[5])
-      const min = Number(m[3] ?? m[6] ?? 0)
-      if (h <= 14) out.add(sign * (h * 60 + min))
-    }
-  return [...out]
 }

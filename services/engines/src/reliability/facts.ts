@@ -67,6 +67,9 @@ export const KEY_UNITS: Record<string, string> = {
 const SPEED_KEYS: Record<string, string> = { 'km h': 'km/h', 'm s': 'm/s', 'mi h': 'mph' }
 /** Unit words safe to read anywhere in a key ("walk_min_to_station"), not only at its end: no English word among them. */
 const INNER_UNITS = new Set(['ms', 'secs', 'seconds', 'min', 'mins', 'minutes', 'hrs', 'hours', 'days', 'weeks', 'months', 'years', 'km', 'mg', 'kg', 'lbs', 'kwh', 'wh', 'pct', 'bytes', 'kb', 'mb', 'gb', 'tb', 'kmh', 'kph', 'mph'])
+/** Period adjectives that make a money key a rate ("hourly_rate", "nightly_rate", "daily_rate"). */
+const PERIOD_ADJECTIVE = /^(?:hourly|daily|nightly)$/
+
 /** Keys whose amounts are money even when no currency is named (then any currency meets them). */
 const MONEY_WORDS = new Set([
   'price', 'prices', 'cost', 'costs', 'amount', 'total', 'subtotal', 'balance', 'fee', 'fees', 'fare', 'payment', 'paid', 'refund', 'charge', 'charges', 'rent',
@@ -143,7 +146,11 @@ function numberValue(key: string, v: number, parent: string, scope: Scope, objec
   const period = periodWord(noun)
   const moneyNoun = MONEY_WORDS.has(noun) || (period !== null && nouns.slice(0, -1).some((w) => MONEY_WORDS.has(w)))
   const moneyKey = !unitInKey && (moneyNoun || (scope.currency !== undefined && /^(?:value|amount|total|rate|price)$/.test(noun)))
-  const currency = cur ?? (moneyKey ? (scope.currency ?? '*') : undefined)
+  // The unit an object gives its values ("unit": "mm" beside "monthly": [{"total": 38.9}]) is that of every measure
+  // under it that names none of its own, and no count's; it also says a "total" there is no amount of money.
+  const last = words[words.length - 1] ?? ''
+  const objectMeasure = !unitInKey && !COUNT_WORDS.has(last) ? measureUnit(objectUnit ?? scope.unit) : undefined
+  const currency = cur ?? (moneyKey ? (scope.currency ?? (objectMeasure ? undefined : '*')) : undefined)
   if (per > 0 && per < words.length - 1) {
     const after = words.slice(per + 1).filter((w) => !CURRENCY_KEYS[w] || per === words.length - 2)
     const [amount, unitWord] = amountAndUnit(after.join(' ').replace(/\s+/g, ' '))
@@ -165,22 +172,34 @@ function numberValue(key: string, v: number, parent: string, scope: Scope, objec
   // "late_fee_pct", "apr_percent": a percentage, whatever it is a percentage of.
   if (words.some((w) => /^(?:pct|percent|percentage)$/.test(w))) return { text: `${v}%`, quantities: quantities(`${v}%`) }
   if (currency) {
-    // "premium_annual": 1104 is an amount per year, so "$92 a month" can be read against it.
-    const per = period !== null && moneyNoun ? perUnit(period) : null
+    // "premium_annual": 1104 is an amount per year, so "$92 a month" can be read against it; by its adjective,
+    // "hourly_rate_usd" is an amount per hour. (Not "monthly_fee": a month's amount is added to others as it is.)
+    const adjective = head.map((w) => (PERIOD_ADJECTIVE.test(w) ? periodWord(w) : null)).find(Boolean) ?? null
+    const per = period !== null && moneyNoun ? perUnit(period) : adjective ? perUnit(adjective) : null
     const text = `${currency === '*' ? '' : `${currency} `}${v}${per ? ` per ${per.word}` : ''}`
     return { text, quantities: [money(pence ? v / 100 : v, pence ? 'GBP' : currency, per)] }
   }
-  const last = words[words.length - 1] ?? ''
   const prev = words[words.length - 2] ?? ''
   // "speed_km_h": a compound unit, a speed, not hours ("expires_in_s" is seconds: "in" is a word there).
   let unit = SPEED_KEYS[`${prev} ${last}`] ?? (KEY_UNITS[last] && !(KEY_UNITS[prev] && prev !== 'in') ? KEY_UNITS[last] : words.filter((w) => INNER_UNITS.has(w)).map((w) => KEY_UNITS[w]).find(Boolean))
   if (!unit && /percent|pct|percentage/.test(key)) unit = '%'
   if (!unit && objectUnit && /^(?:value|amount|result|level|reading|min|max|low|high|limit|target|average|avg|mean)$/i.test(last)) unit = objectUnit
-  if (!unit) unit = unitFromScope(key, scope)
+  if (!unit) unit = unitFromScope(key, scope) ?? objectMeasure
   // A unit as a key would spell it ("C", "degC", "km") reads as its symbol.
   if (unit) unit = KEY_UNITS[unit.toLowerCase()] ?? unit
   const text = unit ? `${v} ${unit}` : String(v)
   return { text, quantities: quantities(text) }
+}
+
+/** Last key words of a count: an object's unit is not theirs ("unit": "kg" beside "quantity": 3). */
+const COUNT_WORDS = new Set(['count', 'counts', 'number', 'num', 'n', 'qty', 'quantity', 'rank', 'position', 'year', 'id', 'index', 'page', 'pages', 'items', 'stations', 'samples', 'readings'])
+
+/** A unit of measure as an object spells it ("mm", "degC", "mg/dL"), or undefined for a word that is none ("each", "Apt 4B"). */
+function measureUnit(u: string | undefined): string | undefined {
+  if (!u) return undefined
+  const symbol = KEY_UNITS[u.toLowerCase()] ?? u
+  const q = quantities(`1 ${symbol}`)[0]
+  return q && q.dim !== 'count' && q.dim !== 'money' && q.end === symbol.length + 2 ? symbol : undefined
 }
 
 /** Keys that hold a reading of a dimension a units map may name instead of the key ("units": {"temperature": "C"} for "high"). */
@@ -202,7 +221,8 @@ function unitFromScope(key: string, scope: Scope): string | undefined {
 /** What names an object: its name-like fields, else (an item of a list) its first short text field. */
 function ownerOf(o: Record<string, unknown>, inList: boolean): string[] {
   const named = Object.entries(o)
-    .filter(([k, v]) => NAME_KEYS.test(k) && (typeof v === 'string' || typeof v === 'number') && String(v).length <= 60)
+    // "unit": "mm" is what the object's values measure, not its name ("unit": "4B" is).
+    .filter(([k, v]) => NAME_KEYS.test(k) && (typeof v === 'string' || typeof v === 'number') && String(v).length <= 60 && !(k === 'unit' && measureUnit(String(v))))
     .map(([, v]) => String(v))
   if (named.length || !inList) return named
   const first = Object.values(o).find((v) => typeof v === 'string' && v.length <= 60 && !/^\d{4}-\d{2}/.test(v))

@@ -38,6 +38,20 @@ function otherMonth(claim: string, q: Quantity, text: string, e: Quantity): bool
   return a !== undefined && b !== undefined && a !== b
 }
 
+/**
+ * A rate as a result gives it, a bare number under a key that names it: an exchange rate ("162.40 yen per euro" for
+ * "rate": 162.4) or a multiple ("time and a half" for "ot_multiplier": 1.5).
+ */
+function keyedRate(q: Quantity, e: Quantity, s: Statement): boolean {
+  if (e.dim !== 'count' || e.per || !s.key) return false
+  const fx = q.dim === 'money' && q.per?.dim === 'money' && /\b(?:rate|fx|exchange)\b/.test(s.key)
+  const multiple = q.dim === 'ratio' && /\b(?:multiplier|factor|multiple|ratio)\b/.test(s.key)
+  return (fx || multiple) && Math.abs(q.value - e.value) <= Math.max(q.tol, e.tol * 0.5, 1e-9)
+}
+
+/** Words that make a claim's change a fall: "down about 5.6% from your average cost". */
+const FALLING = /\b(?:down|fell|fallen|falls|drop(?:ped|s)?|lower|decreased?|declin\w*|lost|loss|cut|reduced?|less)\b/i
+
 /** Figures a result may hold to be taken as the topic when the answer states one of them. */
 const SMALL_RESULT = 4
 
@@ -62,6 +76,7 @@ export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): {
     request: ctx.request.flatMap((s) => s.quantities),
     answer: [...ctx.answerQuantities, ...c.quantities],
     offsets: ctx.offsets ?? [],
+    falling: FALLING.test(c.text),
     groups: [...new Set(usable.filter((s) => s.siblings && topical.has(s.quantities[0]!)).map((s) => s.siblings!))].map((g) => g.map((s) => s.quantities[0]).filter((q): q is Quantity => q !== undefined)),
   }
   let anchor: Statement | null = null
@@ -71,8 +86,9 @@ export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): {
     let bestCov = -1
     for (const s of usable)
       for (const e of s.quantities) {
-        if (!satisfies(q, e)) continue
-        const exact = sameValue(q, e)
+        const rate = keyedRate(q, e, s)
+        if (!satisfies(q, e) && !rate) continue
+        const exact = rate || sameValue(q, e)
         const cov = coverage(c, s) - rank(s) * 1e-6
         // A bare count ("3", "two") counts only where the words around it do ("3 commits"), or in the result the
         // claim's other figures were read from ("4 of the 10 shares … at $118.42": filled_qty, qty); a bound
@@ -125,7 +141,9 @@ export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): {
   })
   // Figures read from separate sentences of one text back the claim only if one statement holds them together
   // ("You can lock for 60 days at no cost" is not "a 45-day lock is included at no cost" plus "a 60-day lock adds 0.125 points").
-  const apart = found.filter((f): f is Found => typeof f === 'object' && f !== null && f.s.evidence.kind !== 'tool_result')
+  // (A figure in a sentence about an entity the claim names is that entity's: "the PPO costs $36.80 and the HMO $15.80".)
+  const ownNamed = (s: Statement) => s.owner.size > 0 && [...s.owner].some((o) => c.entities.has(o))
+  const apart = found.filter((f): f is Found => typeof f === 'object' && f !== null && f.s.evidence.kind !== 'tool_result' && !ownNamed(f.s))
   if (apart.length >= 2 && new Set(apart.map((f) => f.s.evidence)).size === 1 && new Set(apart.map((f) => f.s)).size > 1) {
     const qs = c.quantities.filter((_, i) => apart.includes(found[i] as Found))
     if (!usable.some((s) => qs.every((q) => s.quantities.some((e) => satisfies(q, e))))) return { found: found.map((f) => (apart.includes(f as Found) ? null : f)), anchor: null }

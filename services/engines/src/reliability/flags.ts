@@ -55,7 +55,7 @@ const factHolds = (s: Statement, present: string[]) => !present.some((t) => s.po
 
 export function flagVerdict(c: Claim, statements: Statement[], known: Set<string>, focus: Set<string>): FlagVerdict | null {
   const claimWords = new Set([...c.terms.keys(), ...c.pol.keys()])
-  const names = (s: Statement) => namesOwner(c, s, focus)
+  const names = (s: Statement) => namesOwner(c, s, focus, known)
   const quantified = QUANTIFIED.test(c.text)
   let best: { s: Statement; present: string[]; strength: number } | null = null
   for (const s of statements) {

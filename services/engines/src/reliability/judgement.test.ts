@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { contentReliability } from './index.js'
 import { quantities } from './quantity.js'
-import { chat, tool, viewOf } from './test-view.js'
+import { chat, retrieval, tool, viewOf } from './test-view.js'
 
 let traces = 0
 /** The answer's verdicts, one per claim, against one tool result (each call its own trace: judgements are cached per trace). */
@@ -207,5 +207,123 @@ describe('figures only the user gave', () => {
       { id: '2'.repeat(16), attrs: chat([['user', 'Book a table for 4 at 8pm at Lumiere']], 'Your table for four at Lumiere is booked for 8 pm.') },
     ], id)
     expect((await contentReliability(v)).claims.map((c) => c.verdict)).not.toContain('supported')
+  })
+})
+
+describe('times and units as a reader takes them', () => {
+  it('shows a UTC time in the zone the answer names, with daylight saving as the day has it', async () => {
+    const r = { window_start: '2026-10-30T01:45:00Z', errors: 1157 }
+    expect(await verdicts(r, 'The errors began at 6:45 pm Pacific.')).toEqual(['supported'])
+    expect(await verdicts(r, 'The errors began at 5:45 pm Pacific.')).not.toEqual(['supported'])
+    expect(await verdicts({ window_start: '2026-11-30T01:45:00Z' }, 'It started at 5:45 pm PT.')).toEqual(['supported'])
+  })
+
+  it('reads "after 9 am" as a bound a later time meets, and never an earlier one', async () => {
+    const r = { connections: [{ train: 'EC 317', dep: '09:33' }] }
+    expect(await verdicts(r, 'The EC 317 leaves after 9 am.')).toEqual(['supported'])
+    expect(await verdicts(r, 'The EC 317 leaves after 10 am.')).not.toEqual(['supported'])
+  })
+
+  it('gives an object\'s unit to the measures under it, which are then no money', async () => {
+    const r = { station: 'SEATTLE TACOMA INTL AP', unit: 'mm', monthly: [{ month: '2026-08', total: 44.5, days: 6 }] }
+    expect(await verdicts(r, 'August had 1.75 inches of rain.')).toEqual(['supported'])
+    expect(await verdicts(r, 'August had 2.5 inches of rain.')).not.toEqual(['supported'])
+  })
+
+  it('never backs a claim about one site with an item of another site\'s list', async () => {
+    const r = { sites: [{ site: 'shop.example.com', incidents: [{ cause: 'database failover', duration_min: 95 }] }, { site: 'docs.example.com', incidents: [] }] }
+    expect(await verdicts(r, 'docs.example.com had one incident lasting 95 minutes.')).not.toEqual(['supported'])
+  })
+
+  it('does not take a word of the results\' keys for an entity because a name holds it too', async () => {
+    const r = { route: 'Denver -> Moab', distance_km: 571, stops: [{ station: 'Green River Fast Charge', charge_min: 18 }, { station: 'Glenwood Supercharger', charge_min: 22 }] }
+    expect(await verdicts(r, 'The 355-mile drive needs two charging stops.')).toEqual(['supported'])
+  })
+
+  it('reads "needs" as required and "entitled" as eligible', async () => {
+    expect(await verdicts({ train: 'EC 317', reservation_required: true }, 'It needs a seat reservation.')).toEqual(['supported'])
+    expect(await verdicts({ train: 'EC 317', reservation_required: false }, 'It needs a seat reservation.')).toEqual(['contradicted'])
+    expect(await verdicts({ refund_eligible: true }, "You're entitled to a refund.")).toEqual(['supported'])
+  })
+})
+
+describe('a sentence under a heading', () => {
+  it('gives every clause the heading\'s subject, so each entity keeps its own figure', async () => {
+    const id = (++traces).toString(16).padStart(32, '0')
+    const doc = 'Dental PPO: employee only $18.40; employee + spouse $36.80. Dental HMO: employee only $7.90; employee + spouse $15.80.'
+    const v = viewOf([
+      { id: '1'.repeat(16), attrs: retrieval([{ id: 'benefits/dental-2027', content: `Dental plans 2027, monthly employee contributions. ${doc}` }]) },
+      { id: '2'.repeat(16), attrs: chat([['user', 'What do the dental plans cost for me and my spouse?']], 'For employee + spouse, the dental PPO costs $36.80 a month and the HMO $15.80.') },
+    ], id)
+    expect((await contentReliability(v)).claims.map((c) => c.verdict)).toEqual(['supported'])
+  })
+})
+
+describe('figures a person computes or reads off a result', () => {
+  it('adds a fee to an amount given to the cent, and reads a bare rate under a rate key', async () => {
+    const quote = { pair: 'EURJPY', rate: 162.4, amount_from: { value: 11391.63, currency: 'EUR' }, fee: { value: 15, currency: 'EUR' } }
+    expect(await verdicts(quote, 'At 162.40 yen per euro that comes to €11,391.63.')).toEqual(['supported'])
+    expect(await verdicts(quote, 'With the fee it is €11,406.63 in total.')).toEqual(['supported'])
+    expect(await verdicts(quote, 'With the fee it is €11,416.63 in total.')).not.toEqual(['supported'])
+  })
+
+  it('computes a position\'s gain, and a fall in percent only where the claim says it fell', async () => {
+    const pos = { positions: [{ ticker: 'VWRL', units: 120, avg_cost_gbp: 98.4, last_price_gbp: 112.15 }, { ticker: 'ULVR', units: 85, avg_cost_gbp: 44.1, last_price_gbp: 41.62 }] }
+    expect(await verdicts(pos, 'VWRL is £1,650 up in total.')).toEqual(['supported'])
+    expect(await verdicts(pos, 'ULVR is down about 5.6% from your average cost of £44.10.')).toEqual(['supported'])
+    expect(await verdicts(pos, 'ULVR is up about 5.6% from your average cost of £44.10.')).not.toEqual(['supported'])
+  })
+
+  it('reads "time and a half" against a multiplier and an hourly rate as money per hour', async () => {
+    const ts = { regular_hours: 40, overtime_hours: 6, hourly_rate_usd: 24, ot_multiplier: 1.5 }
+    expect(await verdicts(ts, 'You worked 6 hours of overtime, paid at time and a half.')).toEqual(['supported'])
+    expect(await verdicts(ts, 'That is $960 in regular pay for the week.')).toEqual(['supported'])
+  })
+
+  it('multiplies a measure by a count the result gives', async () => {
+    const load = { sku: 'LB-220', pallets: 12, pallet_weight_kg: 820 }
+    expect(await verdicts(load, 'The 12 pallets at 820 kg each weigh 9,840 kg.')).toEqual(['supported'])
+    expect(await verdicts(load, 'The 12 pallets at 820 kg each weigh 9,940 kg.')).not.toEqual(['supported'])
+  })
+})
+
+describe('conditions, spellings and limits', () => {
+  it('reads a denial inside "unless" as a condition, not a denial of the main clause', async () => {
+    const id = (++traces).toString(16).padStart(32, '0')
+    const v = viewOf([
+      { id: '1'.repeat(16), attrs: tool('get_contract', { id: 'msa' }, { section: '9.2', text: 'This Agreement renews automatically for successive twelve (12) month terms unless either party gives written notice of non-renewal at least ninety (90) days before the end of the term.' }) },
+      { id: '2'.repeat(16), attrs: chat([['user', 'Does it renew?']], 'It renews automatically for another 12 months unless someone gives notice.') },
+    ], id)
+    expect((await contentReliability(v)).claims.map((c) => c.verdict)).not.toContain('contradicted')
+  })
+
+  it('does not take a name spelled otherwise for the one the claim names', async () => {
+    const marks = { results: [{ mark: 'LUMORA', owner: 'Lumora Lighting LLC', status: 'live', registered: '2024-09-17' }, { mark: 'LUMORRA', owner: 'Verdane Cosmetics Inc.', status: 'live', registered: null }] }
+    expect(await verdicts(marks, 'The LUMORA mark that is live was registered on September 17, 2024.')).toEqual(['supported'])
+  })
+
+  it('meets a one-sided reference limit and a decimal range', async () => {
+    const labs = { results: [{ test: 'HbA1c', value: 39, unit: 'mmol/mol', ref_range: '<42' }, { test: 'Glucose', value: 6.4, unit: 'mmol/L', ref_range: '3.9-5.5' }] }
+    expect(await verdicts(labs, 'Your HbA1c of 39 mmol/mol is within the normal range.')).toEqual(['supported'])
+    expect(await verdicts(labs, 'Your glucose of 6.4 is within the normal range.')).not.toEqual(['supported'])
+  })
+})
+
+describe('what a claim refers back to', () => {
+  it('reads a place named by "there" as the previous claim\'s entity', async () => {
+    const clinics = { clinics: [{ clinic: 'Lincoln Park Pharmacy', slots: ['2026-10-07T16:30:00-05:00', '2026-10-08T09:15:00-05:00'] }, { clinic: 'Clark St Health Center', slots: ['2026-10-06T11:00:00-05:00'] }] }
+    expect(await verdicts(clinics, 'Lincoln Park Pharmacy has a slot on October 7 at 4:30 pm. The next slot there is Thursday at 9:15 am.')).toEqual(['supported', 'supported'])
+  })
+
+  it('takes "I tried to …, but" as a report of the failure it reports', async () => {
+    const id = (++traces).toString(16).padStart(32, '0')
+    const v = viewOf([
+      { id: '1'.repeat(16), attrs: { ...tool('book_slot', { slot: '16:30' }, ''), 'error.type': 'SlotTaken', 'exception.message': 'the 16:30 slot was booked by another patient' } },
+      { id: '2'.repeat(16), attrs: chat([['user', 'Book it.']], 'I tried to book the 4:30 pm slot, but someone else took it first, so you have no appointment yet.') },
+    ], id)
+    v.spans[0]!.status_code = 'ERROR'
+    const verdicts = (await contentReliability(v)).claims.map((c) => c.verdict)
+    expect(verdicts[0]).toBe('supported')
+    expect(verdicts).not.toContain('contradicted')
   })
 })

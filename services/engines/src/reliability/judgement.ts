@@ -13,7 +13,6 @@ import type { Embedder } from '../semantic/types.js'
 import { Lru } from '../semantic/lru.js'
 import type { TraceView } from '../trace-view.js'
 import { splitClaims } from './claims.js'
-import { offsetsIn } from './arithmetic.js'
 import { evidenceOf, finalOutput, promptMessages } from './evidence.js'
 import { dayKey, readClaim } from './match.js'
 import { normalizeWs } from './text.js'
@@ -21,9 +20,10 @@ import { quantities } from './quantity.js'
 import { semanticScores } from './semantic.js'
 import { requestStatements, statementsOf, type Statement } from './statements.js'
 import { CONTRAST, judge, type JudgeContext, type Judgement } from './support.js'
+import { offsetsIn } from './zones.js'
 
 /** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
-export const JUDGEMENT_VERSION = '2.1.24'
+export const JUDGEMENT_VERSION = '2.1.26'
 
 export interface TraceJudgement {
   answer: { text: string; span_id: string } | null
@@ -58,13 +58,13 @@ export function judgeContext(view: TraceView, answer: string): JudgeContext {
     statements: statementsOf(evidence),
     request: requestStatements(requestText(view, answer)),
     answerQuantities: quantities(answer),
-    offsets: offsetsIn(evidence.map((e) => e.text)),
+    offsets: offsetsIn([...evidence.map((e) => e.text), answer]),
   }
 }
 
 const PRONOUN = /^\s*(?:it|its|it's|they|their|they're|this|that|these|those|he|she|his|her|the same)\b/i
-/** A claim that names no entity and refers to one anywhere ("There's no known exploit for it") is about the previous claim's. */
-const REFERS = /\b(?:it|its|it's|they|them|their|they're|he|she|him|his|her)\b/i
+/** A claim that names no entity and refers to one anywhere ("There's no known exploit for it", "the next slot there") is about the previous claim's. */
+const REFERS = /\b(?:it|its|it's|they|them|their|they're|he|she|him|his|her)\b|(?<!^\s*|[,;:]\s*|\b(?:and|but|so|because|since|if|when|that|where|whether)\s+)\bthere\b/i
 /** A claim that opens with its figures, as the side after a colon does. */
 const FIGURES_FIRST = /^\s*[\d$€£]/
 /** A claim that carries on the previous one's day: "that day", "and no new snow is forecast". */

@@ -6,7 +6,7 @@
  * sentence model, a statement's cosine to the claim widens what "lines up" means.
  */
 import { polarity } from './polarity.js'
-import { quantities, UNIT_WORDS, type Quantity } from './quantity.js'
+import { quantities, sameValue, UNIT_WORDS, type Quantity } from './quantity.js'
 import type { Statement } from './statements.js'
 import { Lru } from '../semantic/lru.js'
 import { analyze, stem } from './text.js'
@@ -141,9 +141,14 @@ export function dayKey(q: Quantity): string {
  * The claim names the statement's entity (by a stem that tells it from its siblings, or by the date that does: a
  * forecast's day, a statement's period), or its focus is that entity.
  */
-export function namesOwner(c: Claim, s: Statement, focus: Set<string> = new Set()): boolean {
+export function namesOwner(c: Claim, s: Statement, focus: Set<string> = new Set(), known?: Set<string>): boolean {
   const initials = acronymsOf(c.text)
-  for (const o of s.distinct ?? s.owner) if (termIn(o, c.terms) || focus.has(o) || initials.has(o)) return true
+  // A name the claim spells otherwise is another's: "LUMORA" does not name "LUMORRA" (a word may still be inflected).
+  const spelled = (o: string) => c.terms.has(o) || (termIn(o, c.terms) && ![...c.entities].some((e) => e !== o && stemsMeet(e, o)))
+  // An item's other value ("status": "live") names it only when the claim names no other known entity by name:
+  // "the LUMORA mark that is live" is not the live LUMORRA.
+  const otherNamed = known !== undefined && [...c.entities].some((e) => known.has(e) && !s.owner.has(e))
+  for (const o of s.distinct ?? s.owner) if ((spelled(o) && (s.owner.has(o) || !otherNamed)) || focus.has(o) || initials.has(o)) return true
   if (s.dates) {
     const days = new Set(c.quantities.filter((q) => q.dim === 'date').map(dayKey))
     for (const d of s.dates) if (days.has(dayKey(d)) || focus.has(dayKey(d))) return true
@@ -182,12 +187,15 @@ export function clausesOf(s: Statement): Clause[] {
   if (hit) return hit
   hit = []
   const re = /;\s+|\.\s+|,\s+(?=(?:and|but|while|whereas|or)\s)|,\s+(?=[A-Z])/g
+  // A heading before a colon ("Dental PPO: employee only $18.40; employee + spouse $36.80") is every clause's subject.
+  const head = /^([^:;.]{1,40}):\s/.exec(s.text)?.[1] ?? ''
+  const terms = (text: string) => readClaim(`${head} ${text}`).terms
   let from = 0
   for (const m of s.text.matchAll(re)) {
-    hit.push({ terms: readClaim(s.text.slice(from, m.index)).terms, from, to: m.index! })
+    hit.push({ terms: terms(s.text.slice(from, m.index)), from, to: m.index! })
     from = m.index! + m[0].length
   }
-  hit.push({ terms: readClaim(s.text.slice(from)).terms, from, to: s.text.length })
+  hit.push({ terms: terms(s.text.slice(from)), from, to: s.text.length })
   clauseCache.set(s, hit)
   return hit
 }
@@ -203,6 +211,9 @@ export function clauseMixup(c: Claim, q: Quantity, s: Statement, e: Quantity): b
   if (clauses.length < 2) return false
   const own = clauses.find((k) => e.index >= k.from && e.index < k.to)
   if (!own) return false
+  // Another of the claim's figures in the same clause ties it there: "over $5,000, the fee is $75" and "$75 for more than $5,000".
+  const inOwn = (x: Quantity) => x !== e && x.index >= own.from && x.index < own.to
+  if (c.quantities.some((x) => x !== q && s.quantities.some((y) => inOwn(y) && sameValue(x, y)))) return false
   const ownCov = coverage(c, own)
   return clauses.some((k) => k !== own && coverage(c, k) > ownCov + 0.15 && s.quantities.some((x) => x.index >= k.from && x.index < k.to && x.dim === q.dim && x !== e && Math.abs(x.value - e.value) > 1e-9))
 }

@@ -28,6 +28,7 @@ const PHRASES: Array<[RegExp, string]> = [
   [/\bout of stock\b/gi, ' not in_stock '],
   [/\bin stock\b/gi, ' in_stock '],
   [/\b(?:need|needs|needed) to\b/gi, ' required to '],
+  [/\b(?:need|needs|needed)\b(?=\s+(?:a|an|the|any|[a-z]+s)\b)/gi, ' required '],
   [/\b(?:has|have|had) to\b/gi, ' required to '],
   [/\bmust\b/gi, ' required '],
   [/\bnon-?(\w)/gi, ' not $1'],
@@ -41,7 +42,9 @@ const SYNONYMS: Record<string, string> = {
   cost: 'price', costs: 'price', costing: 'price', fare: 'price', fares: 'price', fee: 'price', fees: 'price', charge: 'price', charges: 'price',
   priced: 'price', prices: 'price', takes: 'duration', lasts: 'duration',
   carryover: 'rollover', reopened: 'open', reopens: 'open', reopen: 'open',
+  permitted: 'allowed', welcome: 'allowed', entitled: 'eligible',
 }
+const CONDITION = /^(?:unless|except|if)$/
 const CUES = new Set(['not', 'no', 'never', 'none', 'nothing', 'neither', 'nor', 'without', 'cannot', 'unable', 'nobody'])
 /** A cue denies the word it governs, the first content word after it ("not sell your data" denies selling, not data). */
 const SCOPE = 1
@@ -109,7 +112,11 @@ function polarityOnce(text: string): Map<string, boolean> {
       n++
     }
   })
+  // A denial in a condition ("renews … unless either party gives notice of non-renewal") states nothing.
+  let condition = false
   tokens.forEach((tok, i) => {
+    if (CONDITION.test(tok)) condition = true
+    else if (BREAK.test(tok) && tok !== 'and') condition = false
     if (CUES.has(tok) || BREAK.test(tok) || isStopword(tok) || tok.length < 2) return
     let word = tok
     let flip = flips[i]! % 2 === 1
@@ -121,6 +128,7 @@ function polarityOnce(text: string): Map<string, boolean> {
     word = SYNONYMS[word] ?? word
     if (outer) flip = !flip
     const s = polarityStem(word)
+    if (condition && flip) return
     // One denied mention is enough to deny the word in this text.
     out.set(s, (out.get(s) ?? false) || flip)
   })

@@ -162,8 +162,11 @@ export function periodWord(word: string): string | null {
 /** An allowance: a modal, then "up to" (or "at most", "no more than", "a maximum of") right before the figure. */
 const LIMIT = /\b(?:can|may|could|allowed to|permitted to)\b(?:\s+[\w-]+){0,4}\s+(?:up to|at most|no more than|a maximum of|a max of)\s*$/i
 const APPROX = /\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|close to|just (?:over|under)|an estimated|estimated|~)\s*$/i
-const BELOW = /\b(?:under|below|less than|fewer than|within|up to|at most|no more than|not more than|lower than|shorter than|cheaper than)\s*$/i
-const ABOVE = /\b(?:over|above|more than|greater than|at least|no less than|exceeds?|exceeding|higher than|longer than|beyond)\s*$/i
+const BELOW = /(?:\b(?:under|below|less than|fewer than|within|up to|at most|no more than|not more than|lower than|shorter than|cheaper than)|[<≤])\s*$/i
+const ABOVE = /(?:\b(?:over|above|more than|greater than|at least|no less than|exceeds?|exceeding|higher than|longer than|beyond)|[>≥])\s*$/i
+/** A time of day bounded by the words before it ("after 9 am", "before noon"); of a duration they say when, not how long. */
+const LATER = /\b(?:after|from|since|later than|no earlier than)\s*$/i
+const EARLIER = /\b(?:before|by|until|till|no later than|earlier than)\s*$/i
 
 /**
  * The relative tolerance of a measure: half a percent, but months are 28 to 31 days and people say "two months" for
@@ -212,6 +215,11 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
       if (m[7]) out.push({ dim: 'time', value: Number(m[7]) * 60 + Number(m[8]), unit: '', tol: 0, hasYear: true })
       return out
     },
+  },
+  // 5'10", 6 ft 2 in, 5 feet 10 inches: a height in feet and inches is one length.
+  {
+    re: /\b(\d)\s?(?:'|’|ft|feet|foot)\s?(\d{1,2}(?:\.\d)?)\s?(?:"|”|''|in\b|inch(?:es)?\b)/g,
+    read: (m) => [{ dim: 'length' as Dim, value: Number(m[1]) * 0.3048 + Number(m[2]) * 0.0254, unit: 'ft', tol: 0.0127, hasYear: true }],
   },
   // 01/15/2026, 15/01/2026, 15.01.2026: day-first or month-first by which part can be a month (US order when both can).
   {
@@ -380,6 +388,11 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
       return [{ dim, value, unit: '', tol: Math.abs(value) * calendarTolerance(factor), hasYear: true, ...(alt ? { alt } : {}) }]
     },
   },
+  // pay multiples: "time and a half", "double time" (an overtime multiplier)
+  {
+    re: /\b(time and a half|double time|triple time)\b/gi,
+    read: (m) => [{ dim: 'ratio' as Dim, value: ({ 'time and a half': 1.5, 'double time': 2, 'triple time': 3 } as Record<string, number>)[m[1]!.toLowerCase()]!, unit: '', tol: 0.01, hasYear: true }],
+  },
   // multiples: "five times the Pro limit", "nine times the price", "twice as long"
   {
     re: new RegExp(`\\b(?:${NUM}|${WORDNUM})\\s+times\\s+(?=as\\b|the\\b|more\\b|higher\\b|larger\\b|bigger\\b|greater\\b|longer\\b|faster\\b|what\\b|that\\b|its\\b|their\\b|his\\b|her\\b|our\\b|your\\b)|\\b(twice|double|triple|quadruple)\\s+(?=as\\b|the\\b|that\\b|what\\b)`, 'gi'),
@@ -421,6 +434,11 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
       return [{ dim: 'count', value, unit: '', tol: tolerance(m[1]!, scale, false, value, 0), hasYear: true, per }]
     },
   },
+  // a range of decimals without a unit ("ref_range": "3.9-5.5"): both ends, not a code
+  {
+    re: /(?<![\w.-])(\d+\.\d+)\s?[-–]\s?(\d+\.\d+)(?![\w.])/g,
+    read: (m) => [m[1]!, m[2]!].map((x) => ({ dim: 'count' as Dim, value: Number(x), unit: '', tol: tolerance(x, 1, false, Number(x), 0), hasYear: true })),
+  },
   // plain numbers and number words: counts ("33 pallets", "two authors")
   {
     re: new RegExp(`(?<![\\w.-])${NUM}(?:\\s?(thousand|million|billion|bn))?(?![\\w]|-\\d|\\.\\d)|\\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred|dozen)\\b`, 'gi'),
@@ -437,7 +455,7 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
 ]
 
 /** Codes and versions (RX-55102, 88-41207, v2.4.0, node:20-bookworm, LH716) are names, not quantities: blank them first. */
-const IDENTIFIER = /\b(?:[A-Za-z]+[-_:]?\d[\w.-]*|\d+-\d+(?:-[\dA-Za-z]+)*(?![\d:])|\d+(?:\.\d+){2,}|v\d[\w.]*)\b/g
+const IDENTIFIER = /\b(?:[A-Za-z]+[-_:]?\d[\w.-]*|(?<![\d.])\d+-\d+(?:-[\dA-Za-z]+)*(?![\d:]|\.\d)|\d+(?:\.\d+){2,}|v\d[\w.]*)\b/g
 const isIsoDate = (s: string) => /^\d{4}-\d{2}-\d{2}/.test(s)
 const ISO_DURATION = /^P(?=\w*\d)(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+S)?)?$/
 
@@ -469,10 +487,12 @@ export function quantities(text: string): Quantity[] {
       // "can weigh up to 10 kg", "may bring at most 3": an allowance, which another allowance does not fall within.
       const limit = bound !== '' && LIMIT.test(text.slice(Math.max(0, m.index - 60), m.index))
       const every = /\bevery\s*$/i.test(before)
+      const timeBound = bound || (LATER.test(before) ? '>' : EARLIER.test(before) ? '<' : '')
       for (const q of p.read(m)) {
         if (every && q.dim === 'duration' && !q.per) q.interval = true
+        const qBound = q.dim === 'time' ? timeBound : bound
         const tol = approx ? Math.max(q.tol, Math.abs(q.value) * 0.06, q.dim === 'duration' ? 60 : 0) : q.tol
-        out.push({ ...q, approx, bound, tol, digits: q.tol, index: m.index, end: m.index + m[0].length, ...(limit ? { limit } : {}) })
+        out.push({ ...q, approx, bound: qBound, tol, digits: q.tol, index: m.index, end: m.index + m[0].length, ...(limit ? { limit } : {}) })
       }
       hits.push([m.index, m.index + m[0].length])
     }

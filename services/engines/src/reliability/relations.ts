@@ -130,8 +130,10 @@ export function relation(text: string, pool: Statement[], statements: Statement[
     if (v && !edge.length) edge = limitOf(readClaim(text), readClaim(after), pool, v)
     if (v && edge.length) {
       const word = between[1]!.toLowerCase()
-      const lo = Math.min(...edge.map(norm))
-      const hi = Math.max(...edge.map(norm))
+      // A one-sided limit ("ref_range": "<42") bounds one end only.
+      const one = edge.length === 1 ? edge[0]!.bound : ''
+      const lo = one === '<' ? -Infinity : Math.min(...edge.map(norm))
+      const hi = one === '>' ? Infinity : Math.max(...edge.map(norm))
       const holds = word === 'within' || word === 'inside' ? norm(v) >= lo && norm(v) <= hi : word === 'outside' ? norm(v) < lo || norm(v) > hi : DOWN.test(word) ? norm(v) < lo : norm(v) > hi
       return { holds, s: null }
     }

@@ -77,7 +77,7 @@ export const CONFIDENCE = {
 const SUPPORT_COVERAGE = 0.6
 const ALIGN_COVERAGE = 0.5
 
-const FAILURE_REPORT = /\b(?:could not|couldn't|can't|cannot|unable|wasn't able|weren't able|was not able|failed|failing|isn't responding|not responding|didn't go through|did not go through|is down|are down|went down|unavailable|error|timed out|time(?:d)? ?out|not (?:available|reachable)|isn't available|no response|declined|rejected|rate-limit\w*|wasn't possible|not possible|try again|retry)\b/i
+const FAILURE_REPORT = /\b(?:tried to|attempted to|could not|couldn't|can't|cannot|unable|wasn't able|weren't able|was not able|failed|failing|isn't responding|not responding|didn't go through|did not go through|is down|are down|went down|unavailable|error|timed out|time(?:d)? ?out|not (?:available|reachable)|isn't available|no response|declined|rejected|rate-limit\w*|wasn't possible|not possible|try again|retry)\b/i
 /** A claim that something was done ("I've opened a dispute", "your rental is confirmed"), not how things usually go. */
 const ACTION = /\b(?:I|we)(?:'ve|'d| have| had)?\s+(?:\w+\s+){0,2}?\w+(?:ed|ent|ade|one|ut|et|ook|ew)\b|\b(?:has|have) been\b|\b(?:is|are|was|were) (?:now |already |all |successfully )?(?:\w+ed|done|set|sent|made)\b|\b(?:confirmed|booked|scheduled|placed|submitted|completed|finished|posted|took|made|sent|gave|paid|applied)\b/i
 /** How things usually go, not what happened here. */
@@ -92,7 +92,7 @@ const round = (x: number) => Math.round(x * 1000) / 1000
 
 /** The claim names this statement's owner (or its focus does), or names no competing one. */
 function entityFits(c: Claim, s: Statement, known: Set<string>, focus: Set<string>): boolean {
-  if (namesOwner(c, s, focus)) return true
+  if (namesOwner(c, s, focus, known)) return true
   if (s.ambiguousOwner) return false
   if (!s.owner.size) return true
   // The claim names another known entity, and not this one: a mix-up.
@@ -130,8 +130,10 @@ function deniedSegment(c: Claim, s: Statement): boolean {
 function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
   // Entities the evidence has facts about: a claim naming one of them is about it, however it is written.
   const known = new Set(ctx.statements.flatMap((s) => [...s.owner]))
-  for (const t of c.terms.keys()) if (known.has(t)) c.entities.add(t)
-  const named = (s: Statement) => namesOwner(c, s, focus)
+  // Not a word the results also use as an attribute: "charging" names no "Green River Fast Charge" beside "charge: 18 min".
+  const attributes = new Set(ctx.statements.flatMap((s) => (s.key ? [...readClaim(s.key).terms.keys()] : [])))
+  for (const t of c.terms.keys()) if (known.has(t) && !attributes.has(t)) c.entities.add(t)
+  const named = (s: Statement) => namesOwner(c, s, focus, known)
   const results = ctx.statements.filter((s) => s.evidence.kind !== 'tool_error')
   const errors = ctx.statements.filter((s) => s.evidence.kind === 'tool_error')
   const usable = results.filter((s) => entityFits(c, s, known, focus))
@@ -192,12 +194,18 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
   const read = flagVerdict(c, results, known, focus)
   const flag = read && (read.s.free || read.s.absent) && c.quantities.some((q) => q.value === 0) ? null : read
   if (flag?.verdict === 'contradicted') return { verdict: 'contradicted', confidence: CONFIDENCE.boolean, evidence: flag.s.evidence, rule: 'boolean-contradicted' }
-  if (flag && !c.quantities.length) return { verdict: 'supported', confidence: CONFIDENCE.boolean, evidence: flag.s.evidence, rule: 'boolean-supported' }
+  // A flag backs a claim with figures too when each of them is the evidence's or the user's ("They aren't stackable,
+  // but 12 floor positions fit in the 26 available").
+  if (flag && (!c.quantities.length || backFigures(c, ctx, usable).found.every((f) => f !== null)))
+    return { verdict: 'supported', confidence: CONFIDENCE.boolean, evidence: flag.s.evidence, rule: 'boolean-supported' }
 
   if (c.quantities.length) {
     const { found, anchor } = backFigures(c, ctx, usable)
-    // A figure only the user gave backs nothing (a yardstick): it may only be converted, below.
-    if (found.every((f) => f !== null && f !== 'request')) {
+    // A figure only the user gave backs nothing (a yardstick): it may only be converted, below, or restated in other
+    // units beside figures the evidence backs ("At 5'10" (about 178 cm) you're in the Medium range, 170 to 180 cm").
+    const backed = found.some((f) => typeof f === 'object' && f !== null)
+    const restated = (i: number) => c.quantities.some((o, j) => j !== i && o.dim === c.quantities[i]!.dim && o.unit !== c.quantities[i]!.unit && sameValue(c.quantities[i]!, o))
+    if (found.every((f, i) => f !== null && (f !== 'request' || (backed && restated(i))))) {
       const a = anchor ?? bestStatement(c, usable, ctx.similarity)
       const cov = a ? alignment(c, a, ctx.similarity) : 0
       if (a && deniedSegment(c, a)) return { verdict: 'contradicted', confidence: CONFIDENCE.denied, evidence: a.evidence, rule: 'denied' }
