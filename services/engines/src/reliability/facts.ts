@@ -60,7 +60,7 @@ export const KEY_UNITS: Record<string, string> = {
   ms: 'ms', s: 's', sec: 's', secs: 's', seconds: 's', min: 'min', mins: 'min', minutes: 'min', h: 'h', hr: 'h', hrs: 'h', hours: 'h', days: 'days', day: 'days',
   weeks: 'weeks', months: 'months', years: 'years', mm: 'mm', cm: 'cm', m: 'm', km: 'km', mi: 'mi', miles: 'mi', in: 'inches', inches: 'inches', ft: 'ft',
   mg: 'mg', g: 'g', kg: 'kg', t: 't', lb: 'lb', lbs: 'lb', oz: 'oz', ml: 'mL', l: 'L', ul: 'µL', dl: 'dL', bytes: 'bytes', b: 'bytes', kb: 'kB', mb: 'MB', gb: 'GB',
-  tb: 'TB', kib: 'KiB', mib: 'MiB', gib: 'GiB', pct: '%', percent: '%', c: '°C', f: '°F', celsius: '°C', fahrenheit: '°F', degc: '°C', degf: '°F',
+  tb: 'TB', kib: 'KiB', mib: 'MiB', gib: 'GiB', pct: '%', percent: '%', pc: 'pc', ly: 'ly', au: 'AU', c: '°C', f: '°F', celsius: '°C', fahrenheit: '°F', degc: '°C', degf: '°F',
   wh: 'Wh', kwh: 'kWh', mwh: 'MWh', kmh: 'km/h', kph: 'km/h', mph: 'mph', knots: 'knots', mps: 'm/s',
 }
 /** Speeds a key spells in two words ("speed_km_h", "wind_m_s"). */
@@ -185,6 +185,8 @@ function numberValue(key: string, v: number, parent: string, scope: Scope, objec
   if (!unit && /percent|pct|percentage/.test(key)) unit = '%'
   if (!unit && objectUnit && /^(?:value|amount|result|level|reading|min|max|low|high|limit|target|average|avg|mean)$/i.test(last)) unit = objectUnit
   if (!unit) unit = unitFromScope(key, scope) ?? objectMeasure
+  // The key of the object around may carry the unit of all its values: "dimensions_cm": {"width": 214}.
+  if (!unit && !COUNT_WORDS.has(last)) unit = KEY_UNITS[parentWords[parentWords.length - 1] ?? '']
   // A unit as a key would spell it ("C", "degC", "km") reads as its symbol.
   if (unit) unit = KEY_UNITS[unit.toLowerCase()] ?? unit
   const text = unit ? `${v} ${unit}` : String(v)

@@ -38,6 +38,9 @@ function otherMonth(claim: string, q: Quantity, text: string, e: Quantity): bool
   return a !== undefined && b !== undefined && a !== b
 }
 
+/** Keys of a value relative to a reference: a ratio, a relative measure, a multiple of the Earth's or Jupiter's. */
+const RELATIVE_KEY = /\b(?:ratio|relative|earth|earths|jupiter|fold)\b/
+
 /**
  * A rate as a result gives it, a bare number under a key that names it: an exchange rate ("162.40 yen per euro" for
  * "rate": 162.4) or a multiple ("time and a half" for "ot_multiplier": 1.5).
@@ -46,7 +49,12 @@ function keyedRate(q: Quantity, e: Quantity, s: Statement): boolean {
   if (e.dim !== 'count' || e.per || !s.key) return false
   const fx = q.dim === 'money' && q.per?.dim === 'money' && /\b(?:rate|fx|exchange)\b/.test(s.key)
   const multiple = q.dim === 'ratio' && /\b(?:multiplier|factor|multiple|ratio)\b/.test(s.key)
-  return (fx || multiple) && Math.abs(q.value - e.value) <= Math.max(q.tol, e.tol * 0.5, 1e-9)
+  if ((fx || multiple) && Math.abs(q.value - e.value) <= Math.max(q.tol, e.tol * 0.5, 1e-9)) return true
+  // A value relative to a reference ("radius_earth": 1.14, "relative_risk": 0.82) as a percent of it or a change
+  // from it: "14% larger than Earth", "86% of the sunlight Earth gets", "18% lower risk".
+  if (q.dim !== 'percent' || !RELATIVE_KEY.test(s.key) || e.value <= 0 || e.value >= 20) return false
+  const tol = Math.max(q.tol, e.tol * 50, 0.5)
+  return Math.abs(q.value - e.value * 100) <= tol || Math.abs(q.value - Math.abs(e.value - 1) * 100) <= tol
 }
 
 /** Words that make a claim's change a fall: "down about 5.6% from your average cost". */
@@ -125,10 +133,17 @@ export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): {
   // than you pay now" is the new plan's monthly price against the current one's.
   const keys = new Set(measuredFirst.flatMap((f) => (f?.s.key ? [f.s.key] : [])))
   for (const s of usable) if (s.key && keys.has(s.key)) for (const q of s.quantities) topical.add(q)
+  const computed: Quantity[] = []
+  const shareOf = (q: Quantity) => q.dim === 'percent' || q.dim === 'ratio'
   const found = c.quantities.map((q, i) => {
     const best = q.dim === 'count' ? find(q, tied) : measuredFirst[i]!
     if (best) return best
-    if (!yearLike(q) && derivable(q, ops)) return 'derived' as const
+    if (!yearLike(q) && derivable(q, shareOf(q) ? { ...ops, evidence: [...ops.evidence, ...computed] } : ops)) {
+      // A figure the claim computed is an operand of a share it states next ("2,249 of 5,500 responded, 40.9%": both are sums).
+      computed.push(q)
+      topical.add(q)
+      return 'derived' as const
+    }
     if (ctx.request.some((s) => s.quantities.some((e) => sameValue(q, e)))) return 'request' as const
     return null
   })

@@ -327,3 +327,18 @@ describe('what a claim refers back to', () => {
     expect(verdicts).not.toContain('contradicted')
   })
 })
+
+describe('figures of a list and of relative keys', () => {
+  it('adds up the items of a list for a claim about all of them, and not for one about an item', async () => {
+    const survey = { districts: [{ district: 'North', invited: 1800, completed: 702 }, { district: 'Central', invited: 2200, completed: 935 }, { district: 'South', invited: 1500, completed: 612 }] }
+    expect(await verdicts(survey, 'Overall, 2,249 of 5,500 invited people responded, 40.9%.')).toEqual(['supported'])
+    expect(await verdicts(survey, '2,249 of 5,500 invited people responded.')).not.toEqual(['supported'])
+  })
+
+  it('reads a value relative to a reference as a percent of it or a change from it, and a parent key\'s unit', async () => {
+    const planet = { name: 'TOI-700 d', radius_earth: 1.14, insolation_earth: 0.86, dimensions_cm: { width: 214, depth: 92 } }
+    expect(await verdicts(planet, "It's about 14% larger than Earth and gets 86% of the sunlight Earth does.")).toEqual(['supported'])
+    expect(await verdicts(planet, 'It is 214 cm wide and 92 cm deep.')).toEqual(['supported'])
+    expect(await verdicts(planet, "It's about 24% larger than Earth.")).not.toEqual(['supported'])
+  })
+})

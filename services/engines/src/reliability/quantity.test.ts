@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { quantities, satisfies } from './quantity.js'
+import { quantities, sameValue, satisfies } from './quantity.js'
 
 describe('quantities', () => {
   it('reads a height in feet and inches as one length', () => {
@@ -27,5 +27,28 @@ describe('ranges and limits as results write them', () => {
     expect(quantities('4.0-5.6 %').map((q) => [q.dim, q.value])).toEqual([['percent', 4], ['percent', 5.6]])
     expect(quantities('<42 mmol/mol')[0]!.bound).toBe('<')
     expect(quantities('≥ 100 mg/dL')[0]!.bound).toBe('>')
+  })
+})
+
+describe('units a text implies', () => {
+  it('gives the unit of a setting\'s name to the bare numbers after it in its clause', () => {
+    expect(quantities('lower RETRY_TIMEOUT_MS from 30000 to 12000 (#2231)').map((q) => [q.dim, q.value])).toEqual([['duration', 30], ['duration', 12], ['count', 2231]])
+    expect(quantities('lower RETRY TIMEOUT MS from 30000 to 12000').map((q) => q.dim)).toEqual(['duration', 'duration'])
+    expect(quantities('NYC MS 131 has 400 students').map((q) => q.dim)).toEqual(['count', 'count'])
+  })
+
+  it('reads a month of a year as any of its days, its end as the last', () => {
+    const [march] = quantities('filed in March 2026')
+    const [day] = quantities('2026-03-09')
+    expect(march!.dim).toBe('date')
+    expect(sameValue(march!, day!)).toBe(true)
+    expect(sameValue(march!, quantities('2026-04-01')[0]!)).toBe(false)
+    expect(sameValue(quantities('valid until the end of March 2028')[0]!, quantities('2028-03-31')[0]!)).toBe(true)
+  })
+
+  it('reads light-years and parsecs as lengths, and "a 3.5-point improvement" as percentage points', () => {
+    expect(sameValue(quantities('about 101 light-years')[0]!, quantities('31.1 pc')[0]!)).toBe(true)
+    expect(quantities('a 3.5-point improvement')[0]!.dim).toBe('percent')
+    expect(quantities('she scored 24 points')[0]!.dim).toBe('count')
   })
 })

@@ -83,6 +83,9 @@ unit('length', 0.0254, 'in.', 'inch', 'inches', '"')
 unit('length', 0.3048, 'ft', 'foot', 'feet')
 unit('length', 0.9144, 'yd', 'yard', 'yards')
 unit('length', 1609.344, 'mi', 'mile', 'miles')
+unit('length', 1.495978707e11, 'AU', 'astronomical unit', 'astronomical units')
+unit('length', 9.4607304725808e15, 'ly', 'light-year', 'light-years', 'light year', 'light years')
+unit('length', 3.0856775814914e16, 'pc', 'parsec', 'parsecs')
 unit('mass', 1e-6, 'µg', 'mcg', 'microgram', 'micrograms')
 unit('mass', 0.001, 'mg', 'milligram', 'milligrams')
 unit('mass', 1, 'g', 'gram', 'grams')
@@ -256,6 +259,20 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
       return [{ dim: 'date', value: y ? dayNumber(Number(y), mo, d) : mo * 100 + d, unit: '', tol: 0, hasYear: Boolean(y) }]
     },
   },
+  // a month of a year: "in March 2026" is any day of it, "the end of March 2028" its last day, "early June 2026" its start
+  {
+    re: new RegExp(`\\b(?:(end|start|beginning|early|mid|middle|late)[- ](?:of )?)?${MONTH_RE},? (\\d{4})\\b`, 'gi'),
+    read: (m) => {
+      const mo = month(m[2]!)
+      const y = Number(m[3])
+      const days = new Date(Date.UTC(y, mo, 0)).getUTCDate()
+      const first = dayNumber(y, mo, 1)
+      const part = (m[1] ?? '').toLowerCase()
+      if (part === 'end') return [{ dim: 'date' as Dim, value: first + days - 1, unit: '', tol: 0, hasYear: true }]
+      if (part === 'start' || part === 'beginning') return [{ dim: 'date' as Dim, value: first, unit: '', tol: 0, hasYear: true }]
+      return [{ dim: 'date' as Dim, value: first + (days - 1) / 2, unit: '', tol: (days - 1) / 2 + 0.01, hasYear: true }]
+    },
+  },
   // a range of clock times sharing one meridiem: "between 6 and 7 pm", "9-11 am" (the first takes the second's half of the day)
   {
     re: /\b(\d{1,2})(?::(\d{2}))?\s?(?:-|–|to|and|until)\s?(\d{1,2})(?::(\d{2}))?\s?([ap])\.?m\.?(?![a-z])/gi,
@@ -388,6 +405,11 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
       return [{ dim, value, unit: '', tol: Math.abs(value) * calendarTolerance(factor), hasYear: true, ...(alt ? { alt } : {}) }]
     },
   },
+  // a change in points of a percentage: "a 3.5-point improvement", "a 2-point drop"
+  {
+    re: /\b(\d+(?:\.\d+)?)-point (?=(?:improvement|drop|gain|increase|decrease|lead|reduction|rise|fall|difference|gap|swing|jump|decline)s?\b)/gi,
+    read: (m) => [{ dim: 'percent' as Dim, value: Number(m[1]), unit: '', tol: tolerance(m[1]!, 1, false, Number(m[1]), 0), hasYear: true }],
+  },
   // pay multiples: "time and a half", "double time" (an overtime multiplier)
   {
     re: /\b(time and a half|double time|triple time)\b/gi,
@@ -505,8 +527,27 @@ export function quantities(text: string): Quantity[] {
     if (f) out[i] = { ...out[i]!, value: ((out[i]!.value - 32) * 5) / 9, tol: out[i]!.tol * (5 / 9) }
     out[i] = { ...out[i]!, unit: '' }
   }
+  // A bare number after a setting's name that carries its unit ("RETRY_TIMEOUT_MS from 30000 to 12000",
+  // "MAX_UPLOAD_MB = 25") is in that unit, up to the end of the clause.
+  for (const m of text.matchAll(UNIT_NAME)) {
+    const unit = KEY_UNIT_WORDS[(m[1] ?? m[2])!.toLowerCase()]!
+    const from = m.index! + m[0].length
+    const stop = /[.;()\n]/.exec(text.slice(from))
+    const to = from + Math.min(stop ? stop.index : Infinity, 40)
+    for (let i = 0; i < out.length; i++) {
+      const q = out[i]!
+      if (q.dim !== 'count' || q.per || q.index < from || q.index >= to) continue
+      const r = quantities(`${text.slice(q.index, q.end)} ${unit}`)[0]
+      if (r && r.dim !== 'count') out[i] = { ...r, approx: q.approx, bound: q.bound, index: q.index, end: q.end }
+    }
+  }
   return out.sort((a, b) => a.index - b.index)
 }
+
+/** A setting's name ending in its unit, with underscores or (a result's value as words) spaces: RETRY_TIMEOUT_MS. */
+const UNIT_SUFFIX = 'MS|SECS?|SECONDS|MINS?|MINUTES|HOURS|DAYS|KB|MB|GB|BYTES|PCT'
+const UNIT_NAME = new RegExp(`\\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(${UNIT_SUFFIX})\\b|\\b[A-Z][A-Z0-9]+(?: [A-Z][A-Z0-9]+)+ (${UNIT_SUFFIX})\\b`, 'g')
+const KEY_UNIT_WORDS: Record<string, string> = { ms: 'ms', sec: 's', secs: 's', seconds: 's', min: 'min', mins: 'min', minutes: 'min', hours: 'h', days: 'days', kb: 'kB', mb: 'MB', gb: 'GB', bytes: 'bytes', pct: '%' }
 
 /**
  * Money compares within one currency ('*': an amount whose currency the trace does not say meets any); a price per
@@ -566,7 +607,8 @@ export function sameValue(claim: Quantity, ev: Quantity): boolean {
   const k = perScale(claim, ev)
   if (k !== 1) return Math.abs(claim.value * k - ev.value) <= Math.max(claim.tol * k, ev.tol * 0.5, 1e-9)
   const tol = Math.max(claim.tol, ev.tol * 0.5, 1e-9)
-  if (claim.dim === 'date') return claim.value === ev.value || claim.alt === ev.value || (ev.alt !== undefined && ev.alt === claim.value)
+  // A month ("in March 2026") holds any of its days.
+  if (claim.dim === 'date') return claim.value === ev.value || claim.alt === ev.value || (ev.alt !== undefined && ev.alt === claim.value) || (claim.tol > 0 && Math.abs(claim.value - ev.value) <= claim.tol)
   for (const a of claim.alt === undefined ? [claim.value] : [claim.value, claim.alt])
     for (const b of ev.alt === undefined ? [ev.value] : [ev.value, ev.alt]) if (Math.abs(a - b) <= tol) return true
   return false

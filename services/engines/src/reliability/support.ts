@@ -80,6 +80,8 @@ const ALIGN_COVERAGE = 0.5
 const FAILURE_REPORT = /\b(?:tried to|attempted to|could not|couldn't|can't|cannot|unable|wasn't able|weren't able|was not able|failed|failing|isn't responding|not responding|didn't go through|did not go through|is down|are down|went down|unavailable|error|timed out|time(?:d)? ?out|not (?:available|reachable)|isn't available|no response|declined|rejected|rate-limit\w*|wasn't possible|not possible|try again|retry)\b/i
 /** A claim that something was done ("I've opened a dispute", "your rental is confirmed"), not how things usually go. */
 const ACTION = /\b(?:I|we)(?:'ve|'d| have| had)?\s+(?:\w+\s+){0,2}?\w+(?:ed|ent|ade|one|ut|et|ook|ew)\b|\b(?:has|have) been\b|\b(?:is|are|was|were) (?:now |already |all |successfully )?(?:\w+ed|done|set|sent|made)\b|\b(?:confirmed|booked|scheduled|placed|submitted|completed|finished|posted|took|made|sent|gave|paid|applied)\b/i
+/** A claim about all the items of a list together. */
+const AGGREGATE = /\b(?:overall|in total|combined|altogether|all together|across (?:all|the)|in all)\b/i
 /** How things usually go, not what happened here. */
 const GENERIC = /\b(?:usually|typically|generally|normally|often|always)\b/i
 /** "Unlike the lodash one, it …": the contrasted entity is not what the claim is about. */
@@ -93,7 +95,8 @@ const round = (x: number) => Math.round(x * 1000) / 1000
 /** The claim names this statement's owner (or its focus does), or names no competing one. */
 function entityFits(c: Claim, s: Statement, known: Set<string>, focus: Set<string>): boolean {
   if (namesOwner(c, s, focus, known)) return true
-  if (s.ambiguousOwner) return false
+  // A claim about all the items together ("overall", "in total") may add up each item's fact.
+  if (s.ambiguousOwner) return s.siblings !== undefined && AGGREGATE.test(c.text)
   if (!s.owner.size) return true
   // The claim names another known entity, and not this one: a mix-up.
   return ![...c.entities].some((e) => known.has(e) && !termIn(e, s.owner))
@@ -204,7 +207,8 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
     // A figure only the user gave backs nothing (a yardstick): it may only be converted, below, or restated in other
     // units beside figures the evidence backs ("At 5'10" (about 178 cm) you're in the Medium range, 170 to 180 cm").
     const backed = found.some((f) => typeof f === 'object' && f !== null)
-    const restated = (i: number) => c.quantities.some((o, j) => j !== i && o.dim === c.quantities[i]!.dim && o.unit !== c.quantities[i]!.unit && sameValue(c.quantities[i]!, o))
+    const written = (q: Quantity) => c.text.slice(q.index, q.end).replace(/[\d.,\s]/g, '')
+    const restated = (i: number) => c.quantities.some((o, j) => j !== i && o.dim === c.quantities[i]!.dim && written(o) !== written(c.quantities[i]!) && sameValue(c.quantities[i]!, o))
     if (found.every((f, i) => f !== null && (f !== 'request' || (backed && restated(i))))) {
       const a = anchor ?? bestStatement(c, usable, ctx.similarity)
       const cov = a ? alignment(c, a, ctx.similarity) : 0
