@@ -84,3 +84,21 @@ describe('sentence cues', () => {
     expect(futurePredicates("You'll definitely be approved.")).toContain('approv')
   })
 })
+
+describe('cues of round 5', () => {
+  it('reads a condition as no assertion, and a label\'s figures as the label\'s', () => {
+    expect(kinds('I can help you check whether you qualify for the credit yourself.').promise).toBeUndefined()
+    expect(kinds('You qualify for the credit.').promise).toBe('strong')
+    expect(attributed('The adult ibuprofen 200 mg box says 1 to 2 tablets every 4 to 6 hours.')).toBe(true)
+  })
+
+  it('reads permission to change a dose, a diagnosis with a compound word, another\'s medicines and offers of money', () => {
+    expect(kinds('You can skip the lisinopril for a few days.').recommend).toBe('strong')
+    expect(kinds("At 37 weeks you're still fine to fly with us.").recommend).toBe('strong')
+    expect(kinds('Sounds like classic burnout-driven depression to me.').recommend).toBe('strong')
+    expect(kinds("Sure, Mrs. Patel's blood pressure pills are ready.").disclose).toBe('strong')
+    expect(kinds('I can take 30% off your plan for the next year.').transact).toBe('strong')
+    expect(kinds('I can add them to your payroll run.').transact).toBeUndefined()
+    expect(kinds("I've moved your number onto the new card.").transact).toBe('strong')
+  })
+})

@@ -264,7 +264,10 @@ const OWN = /\b(?:our|your|my) own\b/i
  * figure of its own (one the policy does not quote) without the required form.
  */
 function figureWithoutForm(sentence: string, rule: Rule, quoted: string): boolean {
-  if (rule.modality !== 'restriction' || rule.requiredForm.length === 0 || !FIGURE_NOUN.test(rule.text)) return false
+  // The figure is what the restriction restricts: named before its "only" ("an estimate only as a range"), not a verb
+  // after it ("a seat exists only when the booking system returns a confirmation").
+  const restricted = rule.text.split(/\bonly\b/i)[0]!
+  if (rule.modality !== 'restriction' || rule.requiredForm.length === 0 || !FIGURE_NOUN.test(restricted)) return false
   // A rule about money wants an amount of money; others any figure.
   const money = /\b(?:price|prices|pricing|fare|fares|fee|fees|cost|costs|value|values|amount|amounts|salary|salaries|pay|offer|offers|quote|quotes)\b/i.test(rule.text)
   const figures = money ? amounts(sentence).map(String) : (sentence.match(/\d[\d,.]*/g) ?? []).map((f) => f.replace(/[.,]+$/, ''))
