@@ -231,6 +231,13 @@ function ownerOf(o: Record<string, unknown>, inList: boolean): string[] {
   return first ? [String(first)] : []
 }
 
+const WEEKDAYS: Record<string, string> = { mon: 'monday', tue: 'tuesday', tues: 'tuesday', wed: 'wednesday', thu: 'thursday', thur: 'thursday', thurs: 'thursday', fri: 'friday', sat: 'saturday', sun: 'sunday' }
+/** Keys of opening hours spell days short ("hours": {"mon_fri": …, "sun": null}): read as the days' names. */
+function weekdays(key: string, parent: string): string {
+  if (!/hours|schedule|opening|timetable|days/i.test(parent)) return key
+  return key.replace(/[a-z]+/gi, (w) => WEEKDAYS[w.toLowerCase()] ?? w)
+}
+
 /** A table ({"columns": [...], "rows": [[...]]}) as the list of objects it stands for. */
 function tableRows(o: Record<string, unknown>): Array<Record<string, unknown>> | null {
   const cols = o.columns
@@ -279,9 +286,10 @@ function walkObject(w: Walk, o: Record<string, unknown>, path: string[], owners:
   // A list item's key names the collection ("journeys"), not a part of the item as "online" of online.in_stock does.
   const parent = parentKey && !inList && !GENERIC_PARENTS.test(parentKey) ? keyWords(parentKey).join(' ') : ''
   const made: Fact[] = []
-  for (const [k, child] of Object.entries(o)) {
+  for (const [key, child] of Object.entries(o)) {
+    const k = weekdays(key, parentKey)
     if (child && typeof child === 'object') {
-      if (k === 'units') continue
+      if (key === 'units') continue
       made.push(...walkValue(w, child, [...path, k], here, ambiguous, false, scope))
       continue
     }

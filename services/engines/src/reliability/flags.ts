@@ -47,14 +47,25 @@ function claimHolds(c: Claim, present: string[], s: Statement): boolean {
   if (NONE.test(c.text)) return false
   if (s.free && FREE.test(c.text)) return false
   for (const [t, denied] of c.pol) if (denied && (present.some((p) => termIn(p, new Set([t]))) || (STATES.has(t) && !s.pol.has(t)))) return false
-  return !deniedNear(c.text, (t) => present.some((p) => termIn(p, new Set([t]))))
+  return !deniedNear(joined(c.text, present), (t) => present.some((p) => termIn(p, new Set([t]))))
 }
 
 /** The fact holds the predicate (true), or not (false, null, zero). */
 const factHolds = (s: Statement, present: string[]) => !present.some((t) => s.pol.get(t))
 
+/** Words a key writes as one that a sentence writes as two ("xray_onsite": "X-ray on site", "wifi": "Wi-Fi"). */
+const PAIR = /\b([a-z]+)[\s-]+(?=([a-z]+)\b)/gi
+const joinable = (a: string, b: string) => a.length <= 4 || b.length <= 4
+function joinedWords(text: string): string[] {
+  return [...text.matchAll(PAIR)].filter((m) => joinable(m[1]!, m[2]!)).map((m) => stem((m[1]! + m[2]!).toLowerCase()))
+}
+/** The text with the pairs that spell one of the words joined, so a denial before them is read ("don't have X-ray on site"). */
+function joined(text: string, words: string[]): string {
+  return text.replace(/\b([a-z]+)[\s-]+([a-z]+)\b/gi, (all, a: string, b: string) => (joinable(a, b) && words.includes(stem((a + b).toLowerCase())) ? a + b : all))
+}
+
 export function flagVerdict(c: Claim, statements: Statement[], known: Set<string>, focus: Set<string>): FlagVerdict | null {
-  const claimWords = new Set([...c.terms.keys(), ...c.pol.keys()])
+  const claimWords = new Set([...c.terms.keys(), ...c.pol.keys(), ...joinedWords(c.text)])
   const names = (s: Statement) => namesOwner(c, s, focus, known)
   const quantified = QUANTIFIED.test(c.text)
   let best: { s: Statement; present: string[]; strength: number } | null = null

@@ -342,3 +342,22 @@ describe('figures of a list and of relative keys', () => {
     expect(await verdicts(planet, "It's about 24% larger than Earth.")).not.toEqual(['supported'])
   })
 })
+
+describe('words a key writes otherwise', () => {
+  it('joins what a sentence writes as two words, and reads its denial', async () => {
+    expect(await verdicts({ clinic: 'Elm Street Urgent Care', xray_onsite: true }, 'They have X-ray on site.')).toEqual(['supported'])
+    expect(await verdicts({ clinic: 'Elm Street Urgent Care', xray_onsite: true }, "They don't have X-ray on site.")).toEqual(['contradicted'])
+  })
+
+  it('reads opening hours keyed by short day names, and "from 9 am to 5 pm" as a range', async () => {
+    const clinic = { clinic: 'Elm Street Urgent Care', hours: { mon_fri: '08:00-20:00', sat: '09:00-17:00', sun: null } }
+    expect(await verdicts(clinic, 'Elm Street Urgent Care is open on Saturday from 9 am to 5 pm.')).toEqual(['supported'])
+    expect(await verdicts(clinic, 'Elm Street Urgent Care is open on Sunday from 9 am to 5 pm.')).not.toEqual(['supported'])
+  })
+
+  it('reads "topped up", "paying off early" and "come off" as the keys say them', async () => {
+    expect(await verdicts({ card_last4: '4471', reloadable: false }, "This card can't be topped up.")).toEqual(['supported'])
+    expect(await verdicts({ loan_id: 'AL-1', prepayment_penalty: false }, "There's no penalty for paying the loan off early.")).toEqual(['supported'])
+    expect(await verdicts({ sku: 'SOFA-3', legs_removable: true }, 'The legs come off.')).toEqual(['supported'])
+  })
+})

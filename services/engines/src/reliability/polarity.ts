@@ -36,6 +36,10 @@ const PHRASES: Array<[RegExp, string]> = [
   // A key's one word for a verb phrase: "carries over" is rollover, "ask for a credit" is credit_on_request.
   [/\b(?:carr(?:y|ies|ied)|roll(?:s|ed)?)[ -]?over\b/gi, ' rollover '],
   [/\b(?:ask(?:s|ed|ing)?|appl(?:y|ies|ied|ying)) for\b/gi, ' request '],
+  // "topped up" is reloaded, "paying the loan off early" a prepayment, legs that "come off" removable.
+  [/\btop(?:s|ped|ping)?[ -]up\b/gi, ' reload '],
+  [/\bpa(?:y|ys|id|ying)(?: \w+){0,3} off early\b|\bearly (?:re)?payments?\b/gi, ' prepayment '],
+  [/\b(?:come|comes|came) off\b/gi, ' removable '],
 ]
 /** Words a key and a sentence use for one thing (a price is a cost, a fare, a fee). */
 const SYNONYMS: Record<string, string> = {

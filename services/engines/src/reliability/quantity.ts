@@ -167,9 +167,12 @@ const LIMIT = /\b(?:can|may|could|allowed to|permitted to)\b(?:\s+[\w-]+){0,4}\s
 const APPROX = /\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|close to|just (?:over|under)|an estimated|estimated|~)\s*$/i
 const BELOW = /(?:\b(?:under|below|less than|fewer than|within|up to|at most|no more than|not more than|lower than|shorter than|cheaper than)|[<≤])\s*$/i
 const ABOVE = /(?:\b(?:over|above|more than|greater than|at least|no less than|exceeds?|exceeding|higher than|longer than|beyond)|[>≥])\s*$/i
-/** A time of day bounded by the words before it ("after 9 am", "before noon"); of a duration they say when, not how long. */
-const LATER = /\b(?:after|from|since|later than|no earlier than)\s*$/i
-const EARLIER = /\b(?:before|by|until|till|no later than|earlier than)\s*$/i
+/**
+ * A time of day bounded by the words before it ("after 9 am", "before noon", "by 5 pm"); of a duration they say when,
+ * not how long. ("From 9 am" and "until 5 pm" are the ends of a range: exact.)
+ */
+const LATER = /\b(?:after|later than|no earlier than)\s*$/i
+const EARLIER = /\b(?:before|by|no later than|earlier than)\s*$/i
 
 /**
  * The relative tolerance of a measure: half a percent, but months are 28 to 31 days and people say "two months" for
