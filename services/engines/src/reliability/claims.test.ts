@@ -50,3 +50,9 @@ describe('clauses', () => {
   })
 })
 
+
+describe('the assistant\'s own advice', () => {
+  it('is no claim, while a fact beside it is', () => {
+    expect(splitClaims("I'd replace the batteries and install the update. The T9 firmware is 4.2.1. Sorry to hear that! It's always a good idea to save more.")).toEqual(['The T9 firmware is 4.2.1.'])
+  })
+})

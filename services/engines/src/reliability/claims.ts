@@ -1,7 +1,8 @@
 /**
  * Splitting an answer into the claims it makes: one per sentence or bullet that
- * asserts something. Questions, greetings, offers of further help, intro lines
- * ("Here is what I found:") and reference lists assert nothing a trace could back.
+ * asserts something. Questions, greetings, offers of further help, the assistant's own
+ * advice ("I'd replace the batteries"), intro lines ("Here is what I found:") and
+ * reference lists assert nothing a trace could back.
  */
 import { analyze, sentences } from './text.js'
 
@@ -9,7 +10,9 @@ const REFERENCE_LINE = /^\s*(?:\[\d+\]:?|\d+\.)\s*(?:<)?https?:\/\/\S+\s*$/i
 const SOURCE_LINE = /^\s*(?:sources?|references?|citations?)\s*:/i
 const BULLET = /^\s*(?:[-*•+]|\d{1,2}[.)])\s+/
 const GREETING = /^(?:hi|hello|hey|greetings|thanks|thank you|sure|certainly|of course|absolutely|great question|good question|you're welcome|no problem)\b/i
-const OFFER = /\b(?:let me know|hope (?:this|that) helps|feel free|happy to help|glad to help|anything else|don't hesitate|do not hesitate|reach out)\b/i
+const OFFER = /\b(?:let me know|hope (?:this|that) helps|feel free|happy to help|glad to help|anything else|don't hesitate|do not hesitate|reach out|I(?:'ll| will| can) (?:walk you through|help you|guide you|show you))\b/i
+/** The assistant's own advice and sympathy ("I'd replace the batteries", "Sorry to hear that", "It's always a good idea to …"): no fact. */
+const ADVICE = /^\s*(?:(?:so|then|and|but|also),?\s+)?I(?:'d| would)\s+(?:still\s+|also\s+|really\s+|strongly\s+|personally\s+)?(?!be\b|have to\b|need\b|like\b|love\b)[a-z]+|^\s*(?:sorry to hear|for more help|for more information|for (?:more )?details)\b|\b(?:it's|it is) (?:always |usually )?a good idea\b/i
 
 /** Markdown emphasis and headings change nothing a claim says. */
 const unmark = (line: string) =>
@@ -22,7 +25,7 @@ const unmark = (line: string) =>
 function asserts(sentence: string): boolean {
   const s = sentence.trim()
   if (!s || s.endsWith('?') || s.endsWith(':')) return false
-  if (OFFER.test(s)) return false
+  if (OFFER.test(s) || ADVICE.test(s)) return false
   if (/^please\b/i.test(s)) return false
   const a = analyze(s)
   // A greeting may open a real sentence ("Sure, the fee is $5"): only drop it when little else is said.

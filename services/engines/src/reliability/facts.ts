@@ -357,6 +357,12 @@ function walkValue(w: Walk, v: unknown, path: string[], owners: string[], ambigu
   if (v.every((x) => typeof x !== 'object' || x === null)) {
     const key = path[path.length - 1] ?? ''
     const attribute = attributeOf(keyWords(path.filter((p) => !GENERIC_PARENTS.test(p)).join(' ')))
+    if (!v.length) {
+      // An empty list is the absence of what it lists: "warnings": [] is no warnings, as a count of zero.
+      const f = fact(owners, ambiguous, attribute, attributeOf(keyWords(key)), '', 'none', [], { flag: false, absent: true })
+      w.out.push(f)
+      return [f]
+    }
     const valueText = v.map((x) => (typeof x === 'number' ? numberValue(key, x, '', scope, undefined).text : String(x))).join(', ')
     const f = fact(owners, ambiguous, attribute, attribute, '', valueText, quantities(valueText))
     w.out.push(f)

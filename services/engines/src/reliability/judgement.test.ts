@@ -361,3 +361,11 @@ describe('words a key writes otherwise', () => {
     expect(await verdicts({ sku: 'SOFA-3', legs_removable: true }, 'The legs come off.')).toEqual(['supported'])
   })
 })
+
+describe('absence and advice', () => {
+  it('reads an empty list as the absence of what it lists', async () => {
+    const run = { migration: '0147_add_order_index', statements: 2, rows_scanned: 18400000, warnings: [] }
+    expect(await verdicts(run, 'It ran 2 statements, scanning 18.4 million rows with no warnings.')).toEqual(['supported'])
+    expect(await verdicts(run, 'It raised two warnings.')).not.toEqual(['supported'])
+  })
+})
