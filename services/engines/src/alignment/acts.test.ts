@@ -9,6 +9,8 @@ describe('forbidden acts', () => {
     expect([...ruleActs('say or suggest that the other driver was responsible')]).toContain('assert')
     expect([...ruleActs('disparage other dealerships')]).toEqual(['disparage'])
     expect([...ruleActs('imply an APR')]).toEqual(['assert'])
+    // A threat or a warning predicts what will happen.
+    expect([...ruleActs('threaten residential disconnection during the winter')]).toEqual(['promise'])
     // A generic verb takes its kind from its object.
     expect([...ruleActs('give medical dosage advice')]).toContain('recommend')
     expect(ruleActs('negotiate pay outside the band').size).toBe(0) // left to the sentence model

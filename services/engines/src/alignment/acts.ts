@@ -15,7 +15,7 @@ export type ActKind = 'promise' | 'recommend' | 'disclose' | 'solicit' | 'transa
  * invited", "a credit application") are not verbs of the act.
  */
 const VERBS: Array<[ActKind, RegExp]> = [
-  ['promise', /^(?:promis|guarante|predict|forecast|assur|commit|speculat|reassur|project|pledg|warrant)/],
+  ['promise', /^(?:promis|guarante|predict|forecast|assur|commit|speculat|reassur|project|pledg|warrant|threaten|warn)/],
   ['recommend', /^(?:recommend|advis|advice|suggest|steer|encourag|endors|urg|push|pressur|nudg|diagnos|prescrib|counsel|coach|instruct|help|tell|walk|discourag|persuad|talk|incentivi|motivat|coax|entic|opinion|propos|explain\w* how|show\w* how|teach)/],
   ['disclose', /^(?:disclos|reveal|shar|read out|giv\w* out|expos|leak|identif|mention|nam(?:e|ing)|pass on|forward|publish|display|confirm|divulg|releas|discuss)/],
   ['solicit', /^(?:ask|request|collect|solicit|gather|invit|prompt|seek|probe|inquir|enquir|demand|obtain)/],
