@@ -369,3 +369,14 @@ describe('absence and advice', () => {
     expect(await verdicts(run, 'It raised two warnings.')).not.toEqual(['supported'])
   })
 })
+
+describe('the user\'s figure as an operand', () => {
+  it('stands beside figures the evidence backs when the claim computes from it, and not alone', async () => {
+    const id = (++traces).toString(16).padStart(32, '0')
+    const v = viewOf([
+      { id: '1'.repeat(16), attrs: tool('get_rates', {}, { products: [{ name: '12-month CD', apy_pct: 4.35 }, { name: 'High-Yield Savings', apy_pct: 4.1 }] }) },
+      { id: '2'.repeat(16), attrs: chat([['user', 'I have $10,000 to put away for a year. CD or savings?']], 'On $10,000, the 12-month CD at 4.35% APY would earn about $435 in a year. You have $10,000 to invest.') },
+    ], id)
+    expect((await contentReliability(v)).claims.map((c) => c.verdict)).toEqual(['supported', 'unsupported'])
+  })
+})

@@ -209,7 +209,9 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
     const backed = found.some((f) => typeof f === 'object' && f !== null)
     const written = (q: Quantity) => c.text.slice(q.index, q.end).replace(/[\d.,\s]/g, '')
     const restated = (i: number) => c.quantities.some((o, j) => j !== i && o.dim === c.quantities[i]!.dim && written(o) !== written(c.quantities[i]!) && sameValue(c.quantities[i]!, o))
-    if (found.every((f, i) => f !== null && (f !== 'request' || (backed && restated(i))))) {
+    // (Or it is the operand of a figure the claim computed: "On $10,000, the CD at 4.35% would earn about $435".)
+    const computed = found.includes('derived')
+    if (found.every((f, i) => f !== null && (f !== 'request' || (backed && (restated(i) || computed))))) {
       const a = anchor ?? bestStatement(c, usable, ctx.similarity)
       const cov = a ? alignment(c, a, ctx.similarity) : 0
       if (a && deniedSegment(c, a)) return { verdict: 'contradicted', confidence: CONFIDENCE.denied, evidence: a.evidence, rule: 'denied' }
