@@ -306,6 +306,9 @@ describe('conditions, spellings and limits', () => {
     const labs = { results: [{ test: 'HbA1c', value: 39, unit: 'mmol/mol', ref_range: '<42' }, { test: 'Glucose', value: 6.4, unit: 'mmol/L', ref_range: '3.9-5.5' }] }
     expect(await verdicts(labs, 'Your HbA1c of 39 mmol/mol is within the normal range.')).toEqual(['supported'])
     expect(await verdicts(labs, 'Your glucose of 6.4 is within the normal range.')).not.toEqual(['supported'])
+    // Without a figure of its own the claim is about the value the result gives for what it names.
+    expect(await verdicts(labs, 'Your glucose was above its range.')).toEqual(['supported'])
+    expect(await verdicts(labs, 'Your glucose was below its range.')).toEqual(['contradicted'])
   })
 })
 

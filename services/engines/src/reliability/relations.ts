@@ -122,7 +122,8 @@ export function relation(text: string, pool: Statement[], statements: Statement[
     const before = text.slice(0, between.index)
     if (differenceBefore(before)) return null
     const l = quantities(before).filter((q) => q.dim !== 'count' || !NAME_NUMBER.test(String(q.value)))
-    const v = l[l.length - 1]
+    // No figure of its own ("Your potassium was above its range"): the value the evidence gives for what it names.
+    const v = l[l.length - 1] ?? measuredValue(readClaim(text), readClaim(before), pool)
     const after = text.slice(between.index + between[0].length)
     // The other side's own figures ("the reference range of 4.0 to 5.6%"), else the range or limit the evidence gives
     // for what the claim names ("within the normal range": the test's ref_range).
@@ -146,6 +147,17 @@ export function relation(text: string, pool: Statement[], statements: Statement[
 function differenceBefore(left: string): boolean {
   const t = left.trimEnd()
   return /\d\s*(?:%|[a-zA-Z°µ$€£¥]{0,12})$/.test(t) && quantities(left).some((q) => q.end >= t.length - 1)
+}
+
+/** The reading a result gives for the entity a side names ("value": 3.3 of the potassium test), not its range or limit. */
+function measuredValue(claim: Claim, side: Claim, pool: Statement[]): Quantity | undefined {
+  for (const s of pool) {
+    if (s.key === undefined || s.request || s.quantities.length !== 1 || !s.owner.size || !namesOwner(claim, s)) continue
+    if (![...s.owner].some((o) => termIn(o, side.terms))) continue
+    if (/\b(?:range|limit|ref|target|max|min|threshold|normal|unit)/.test(s.key)) continue
+    if (/^(?:|value|result|reading|level|measurement)$/.test(s.key.trim())) return s.quantities[0]
+  }
+  return undefined
 }
 
 /** A limit or range the evidence gives for what the claim names, as values of the figure's dimension. */
