@@ -383,3 +383,15 @@ describe('the user\'s figure as an operand', () => {
     expect((await contentReliability(v)).claims.map((c) => c.verdict)).toEqual(['supported', 'unsupported'])
   })
 })
+
+describe('documents of several entities', () => {
+  it('reads the sentences after a named one as about it, up to the next name', async () => {
+    const id = (++traces).toString(16).padStart(32, '0')
+    const doc = 'Dental plans 2027. Dental PPO: employee only $18.40. Annual maximum $2,000; orthodontia covered for children. Dental HMO: employee only $7.90. No annual maximum; network dentists only.'
+    const v = viewOf([
+      { id: '1'.repeat(16), attrs: retrieval([{ id: 'benefits/dental', content: doc }]) },
+      { id: '2'.repeat(16), attrs: chat([['user', 'Which dental plan covers braces?']], 'The PPO covers orthodontia for children. The HMO covers orthodontia for children.') },
+    ], id)
+    expect((await contentReliability(v)).claims.map((c) => c.verdict)).toEqual(['supported', 'unsupported'])
+  })
+})

@@ -187,14 +187,17 @@ function textStatements(e: Evidence): Statement[] {
   const docOwner = subject ? stems(subject) : new Set<string>()
   // Questions and requests in a message state nothing.
   const sents = sentences(e.text, true).filter((s) => !(e.kind === 'message' && asks(s)))
+  let current: Set<string> | null = null
   const single = sents.map((s, i) => {
     // A sentence with a name of its own ("Enterprise - 3,000 requests per minute", "Dental Plus: …") is about that
-    // entity; a label in sentence case or of one word ("Early withdrawal penalty: …", "Weight: …") names an attribute
-    // of the document's subject.
+    // entity, and so are the sentences after it up to the next name ("Dental PPO: $36.80 a month. Annual maximum
+    // $2,000."); a label in sentence case or of one word ("Early withdrawal penalty: …", "Weight: …") names an
+    // attribute of the document's subject.
     const { head, dash } = i > 0 ? headOf(s) : { head: '', dash: false }
     const words = head.split(/\s+/)
     const own = head && words.every((w) => /^[A-Z0-9]/.test(w)) && (dash || words.length > 1) ? head : ''
-    return statement(e, s, own ? stems(own) : docOwner)
+    if (own) current = stems(own)
+    return statement(e, s, current ?? docOwner)
   })
   distinguish(single.filter((s) => s.owner !== docOwner))
   const out: Statement[] = []

@@ -60,8 +60,8 @@ export interface JudgeContext {
 /** Confidence per rule: the share of the development sets' claims each rule got right, rounded down. */
 export const CONFIDENCE = {
   quantity: 0.95,
-  quantityLoose: 0.85,
-  derived: 0.8,
+  quantityLoose: 0.87,
+  derived: 0.87,
   boolean: 0.95,
   text: 0.9,
   textLoose: 0.8,
@@ -254,7 +254,7 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
     // The sentence model may still read the value as the claim's ("English law": "England and Wales").
     // A zero ("checked_bags": 0) backs only a denial, which the flags above judged: its words back nothing here.
     const worded = usable
-      .filter((x) => !x.tally && !x.absent && !x.free && (!valueUnsaid(c, x) || (ctx.similarity?.(x) ?? 0) >= SEMANTIC_SUPPORT))
+      .filter((x) => !x.tally && !x.absent && !x.free && (!valueUnsaid(c, x) || ((ctx.similarity?.(x) ?? 0) >= SEMANTIC_SUPPORT && !namesOtherValue(c, x))))
       // A call's status speaks for the call: "status": "sent" of send_reset_link is "a reset link was sent".
       .map((x) => (x.key && STATUS_KEY.test(x.key) && x.evidence.kind === 'tool_result' && !x.owner.size ? { ...x, terms: new Map([...x.terms, ...toolWords(x.evidence)]) } : x))
     const s = bestStatement(c, worded, ctx.similarity)
@@ -292,6 +292,16 @@ function valueUnsaid(c: Claim, s: Statement): boolean {
   // Words of three letters or more: "v1" of "v1.9.0" is no word in common with "v1.8.2".
   const value = [...readClaim(s.text.slice(at + 2)).terms.keys()].filter((t) => t.length >= 3)
   return value.length > 0 && !value.some((t) => termIn(t, c.terms))
+}
+
+/**
+ * The claim names something the fact neither owns nor keys, where the fact's value says another thing: "LUMORA BEAUTY
+ * was owned by Verdane Cosmetics" against "owner: K. Asante", "fastgrid is GPL-licensed" against "license: MIT". The
+ * sentence model reads such pairs alike; their values differ.
+ */
+function namesOtherValue(c: Claim, s: Statement): boolean {
+  const key = readClaim(s.key ?? '').terms
+  return [...c.entities].some((e) => !s.owner.has(e) && !termIn(e, key))
 }
 
 /** A claim that joins two facts of one source ("adds CSV export and fixes a timezone bug"): coverage by the best pair. */
