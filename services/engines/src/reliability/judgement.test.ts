@@ -358,6 +358,12 @@ describe('words a key writes otherwise', () => {
     expect(await verdicts(clinic, 'Elm Street Urgent Care is open on Sunday from 9 am to 5 pm.')).not.toEqual(['supported'])
   })
 
+  it('does not back a denial with the words of a flag that holds', async () => {
+    const track = { track: 'Midnight Ferry', rights_holder: 'Northlight Music Publishing', youtube_content_id: true }
+    expect(await verdicts(track, "Content ID isn't enabled for this track.")).not.toEqual(['supported'])
+    expect(await verdicts(track, 'Content ID is enabled for this track.')).toEqual(['supported'])
+  })
+
   it('reads "topped up", "paying off early" and "come off" as the keys say them', async () => {
     expect(await verdicts({ card_last4: '4471', reloadable: false }, "This card can't be topped up.")).toEqual(['supported'])
     expect(await verdicts({ loan_id: 'AL-1', prepayment_penalty: false }, "There's no penalty for paying the loan off early.")).toEqual(['supported'])

@@ -253,8 +253,12 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
     // though its entity and key are all the claim's words but one; nor does a count of a list's values.
     // The sentence model may still read the value as the claim's ("English law": "England and Wales").
     // A zero ("checked_bags": 0) backs only a denial, which the flags above judged: its words back nothing here.
+    const claimDenies = [...c.pol.values()].some(Boolean)
     const worded = usable
       .filter((x) => !x.tally && !x.absent && !x.free && (!valueUnsaid(c, x) || ((ctx.similarity?.(x) ?? 0) >= SEMANTIC_SUPPORT && !namesOtherValue(c, x))))
+      // A flag says yes or no: it backs by its words only a claim that says the same ("Content ID isn't enabled" is no
+      // reading of "youtube_content_id": true).
+      .filter((x) => !x.boolean || (x.flag !== false) === !claimDenies)
       // A call's status speaks for the call: "status": "sent" of send_reset_link is "a reset link was sent".
       .map((x) => (x.key && STATUS_KEY.test(x.key) && x.evidence.kind === 'tool_result' && !x.owner.size ? { ...x, terms: new Map([...x.terms, ...toolWords(x.evidence)]) } : x))
     const s = bestStatement(c, worded, ctx.similarity)
