@@ -336,6 +336,7 @@ describe('figures of a list and of relative keys', () => {
     const survey = { districts: [{ district: 'North', invited: 1800, completed: 702 }, { district: 'Central', invited: 2200, completed: 935 }, { district: 'South', invited: 1500, completed: 612 }] }
     expect(await verdicts(survey, 'Overall, 2,249 of 5,500 invited people responded, 40.9%.')).toEqual(['supported'])
     expect(await verdicts(survey, '2,249 of 5,500 invited people responded.')).not.toEqual(['supported'])
+    expect(await verdicts(survey, 'The total number invited was 5,500.')).toEqual(['supported'])
   })
 
   it('reads a value relative to a reference as a percent of it or a change from it, and a parent key\'s unit', async () => {
