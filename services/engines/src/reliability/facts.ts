@@ -133,6 +133,8 @@ const amountAndUnit = (w: string): [number, string] => {
 function numberValue(key: string, v: number, parent: string, scope: Scope, objectUnit: string | undefined): { text: string; quantities: Quantity[] } {
   const words = keyWords(key)
   const parentWords = keyWords(parent)
+  // "tax_year": 2025 is a year, whatever money word comes before it.
+  if (words[words.length - 1] === 'year' && Number.isInteger(v) && v >= 1800 && v <= 2100) return { text: String(v), quantities: quantities(String(v)) }
   const per = words.indexOf('per')
   const head = per > 0 ? words.slice(0, per) : words
   const cur = [...head, ...parentWords].map((w) => CURRENCY_KEYS[w]).find(Boolean)

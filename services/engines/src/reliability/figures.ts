@@ -26,6 +26,9 @@ function wordsAround(s: Statement): number {
   return (v.match(/[a-z]{2,}/gi) ?? []).length
 }
 
+/** Keys that are a record's own time, date, amount or size, not another event's. */
+const OWN_FIELD = /^(?:[a-z]+ )?(?:time|date|datetime|when|at|start|starts|slot|day|amount|price|total|size|count|quantity|duration|value)$/
+
 /** Years and other numbers that name things ("2025", "the 1951–1980 average") are no counts to compute or contradict. */
 export const yearLike = (q: Quantity) => q.dim === 'count' && !q.per && Number.isInteger(q.value) && q.value >= 1800 && q.value <= 2100
 
@@ -123,7 +126,9 @@ export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): {
     f !== null &&
     f.s.key !== undefined &&
     wordsAround(f.s) >= 2 &&
-    usable.some((x) => x.evidence === f.s.evidence && x.key && sameRecord(x, f.s) && wordsAround(x) === 0 && x.quantities.some((e) => e.dim === q.dim && !satisfies(q, e)))
+    // (a field that is the record's time or date as such: "expected_deposit" names another event than the letter's
+    // "CP12 mailed 2026-10-09")
+    usable.some((x) => x.evidence === f.s.evidence && x.key && OWN_FIELD.test(x.key) && sameRecord(x, f.s) && wordsAround(x) === 0 && x.quantities.some((e) => e.dim === q.dim && !satisfies(q, e)))
   const measuredFirst = c.quantities.map((q) => {
     const f = q.dim === 'count' ? null : find(q, new Set())
     return typedOther(q, f) ? null : f

@@ -402,3 +402,14 @@ describe('documents of several entities', () => {
     expect((await contentReliability(v)).claims.map((c) => c.verdict)).toEqual(['supported', 'unsupported'])
   })
 })
+
+describe('dates a record gives in prose', () => {
+  it('reads a date in a short value as its own event\'s, a range of days of a month, and a tax year as a year', async () => {
+    const refund = { tax_year: 2025, status: 'adjusted', expected_deposit: '2026-10-23', letter: 'CP12 mailed 2026-10-09' }
+    expect(await verdicts(refund, 'A CP12 notice was mailed to you on October 9.')).toEqual(['supported'])
+    expect(await verdicts(refund, 'The refund is for tax year 2025.')).toEqual(['supported'])
+    const pay = { next_pay_date: '2026-10-30', covers: '2026-10-12 to 2026-10-25' }
+    expect(await verdicts(pay, 'It covers October 12 through 25.')).toEqual(['supported'])
+    expect(await verdicts(pay, 'It covers October 12 through 26.')).not.toEqual(['supported'])
+  })
+})

@@ -253,6 +253,15 @@ const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<Omit<Qua
       return [{ dim: 'date' as Dim, value: mo * 100 + d, unit: '', tol: 0, hasYear: false, ...alt }]
     },
   },
+  // a range of days of one month: "October 12 through 25", "March 3-7, 2027" (both ends are dates)
+  {
+    re: new RegExp(`\\b${MONTH_RE} (\\d{1,2})(?:st|nd|rd|th)?\\s?(?:-|–|to|through|thru|until)\\s?(\\d{1,2})(?:st|nd|rd|th)?\\b(?!:|\\s?(?:am|pm|a\\.m|p\\.m))(?:,? (\\d{4}))?`, 'gi'),
+    read: (m) => {
+      const mo = month(m[1]!)
+      const y = m[4] ? Number(m[4]) : undefined
+      return [Number(m[2]), Number(m[3])].filter((d) => validDate(mo, d)).map((d) => ({ dim: 'date' as Dim, value: y ? dayNumber(y, mo, d) : mo * 100 + d, unit: '', tol: 0, hasYear: y !== undefined }))
+    },
+  },
   // 15 Jan 2026, 15th of January, January 15, Jan. 15th, 2026 (a weekday before it is ignored)
   {
     re: new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?(?: of)? ${MONTH_RE}(?:,? (\\d{4}))?\\b|\\b${MONTH_RE} (\\d{1,2})(?:st|nd|rd|th)?\\b(?:,? (\\d{4}))?`, 'gi'),
