@@ -1,7 +1,8 @@
 /**
  * content_reliability and sources_matrix against the development sets: the old
  * labelled traces (tests/fixtures/engines, its holdout-* files included: they are
- * known by now) and the v2 development traces (tests/fixtures/engines-v2/dev).
+ * known by now), the v2 development traces (tests/fixtures/engines-v2/dev) and v3
+ * (tests/fixtures/engines-v3, blind until the v4 set was written, development since).
  * Floors sit a little under the measured figures (docs/engines.md gives them and
  * the held-out figures, which no test reads) so a regression fails.
  */
@@ -9,7 +10,8 @@ import { SCORER_VERSION } from '@svc/shared/domain/versions'
 import { describe, expect, it } from 'vitest'
 import { evaluateReliability, figures } from '../test-support/eval-reliability.js'
 import { reliabilityRunner } from '../test-support/eval-runner.js'
-import { fixtureView, loadFixtures, loadV2 } from '../test-support/fixtures.js'
+import { asFixture, fixtureView, loadFixtures, loadV2 } from '../test-support/fixtures.js'
+import { loadV3Fixtures } from '../../../../tests/fixtures/engines-v3/fixtures-v3.js'
 import { semanticLayer } from '../semantic/layer.js'
 import { modelDir } from '../semantic/model-files.js'
 
@@ -19,6 +21,8 @@ const dev = loadV2('dev')
 const model = await semanticLayer(modelDir(process.env.SVC_MODEL_DIR)).embedder()
 const oldEval = await evaluateReliability(old, reliabilityRunner(model))
 const devEval = await evaluateReliability(dev, reliabilityRunner(model))
+const v3 = loadV3Fixtures().map(asFixture('v3'))
+const v3Eval = await evaluateReliability(v3, reliabilityRunner(model))
 
 describe('content_reliability evaluation (development sets)', () => {
   it('has labelled sets to judge', () => {
@@ -45,6 +49,17 @@ describe('content_reliability evaluation (development sets)', () => {
     expect(x.falseContradictedShare).toBeLessThanOrEqual(0.05)
     expect(devEval.spearman).toBeGreaterThanOrEqual(0.45)
     expect(devEval.calibration.ece).toBeLessThanOrEqual(0.1)
+  })
+
+  it('v3 (development since v4): supported claims, false contradictions, ranking', () => {
+    const x = figures(v3Eval.all)
+    console.log(`v3: ${JSON.stringify(x)} spearman ${v3Eval.spearman.toFixed(3)} ece ${v3Eval.calibration.ece.toFixed(3)}`)
+    expect(v3.length).toBeGreaterThanOrEqual(60)
+    expect(x.supportedPrecision).toBeGreaterThanOrEqual(0.9)
+    expect(x.supportedRecall).toBeGreaterThanOrEqual(0.82)
+    expect(x.falseContradictedShare).toBeLessThanOrEqual(0.02)
+    expect(v3Eval.spearman).toBeGreaterThanOrEqual(0.5)
+    expect(v3Eval.calibration.ece).toBeLessThanOrEqual(0.05)
   })
 
   it('keeps the structural rules on every trace', () => {
