@@ -10,7 +10,9 @@
  * user's figures may enter, and the answer's own (a chain: $8,526 × 0.79, "$2,710.50
  * at today's rate … with the $150 fee, $2,860.50"), rates of the answer only in products.
  */
-import { currencyOf, MONTH_SECONDS, sameValue, type Quantity } from './quantity.js'
+import { currencyOf, sameValue } from './compare.js'
+import type { Quantity } from './quantity.js'
+import { MONTH_SECONDS } from './units.js'
 
 export interface Operands {
   /** Figures of the evidence the claim may use (its entity's, not a competitor's). */

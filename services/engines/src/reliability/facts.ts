@@ -13,7 +13,8 @@
  * also states its counts (3 commits, 2 authors, 2 by Priya N), and the facts of
  * one key across its items are siblings ("the first", "the cheapest", "both").
  */
-import { periodWord, perUnit, quantities, type Quantity } from './quantity.js'
+import { quantities, type Quantity } from './quantity.js'
+import { periodWord, perUnit } from './units.js'
 import { sentences } from './text.js'
 
 export interface Fact {

@@ -6,7 +6,8 @@
 import { derivable, type Operands } from './arithmetic.js'
 import type { Evidence } from './evidence.js'
 import { alignment, clauseMixup, coverage, figureWordsMeet, localTerms, rank, readClaim, termIn, type Claim } from './match.js'
-import { sameValue, satisfies, type Quantity } from './quantity.js'
+import { sameValue, satisfies } from './compare.js'
+import type { Quantity } from './quantity.js'
 import type { Statement } from './statements.js'
 import type { JudgeContext } from './support.js'
 

@@ -6,7 +6,8 @@
  * sentence model, a statement's cosine to the claim widens what "lines up" means.
  */
 import { polarity } from './polarity.js'
-import { quantities, sameValue, UNIT_WORDS, type Quantity } from './quantity.js'
+import { sameValue } from './compare.js'
+import { quantities, UNIT_WORDS, type Quantity } from './quantity.js'
 import type { Statement } from './statements.js'
 import { Lru } from '../semantic/lru.js'
 import { analyze, stem } from './text.js'

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { quantities, sameValue, satisfies } from './quantity.js'
+import { sameValue, satisfies } from './compare.js'
+import { quantities } from './quantity.js'
 
 describe('quantities', () => {
   it('reads a height in feet and inches as one length', () => {
