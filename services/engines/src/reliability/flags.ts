@@ -13,7 +13,7 @@
  * then every sibling must agree. A flag under a parent key (online.in_stock)
  * speaks to a claim naming that part or the entity.
  */
-import { namesOwner, termIn, type Claim } from './match.js'
+import { namesOwner, readClaim, termIn, type Claim } from './match.js'
 import { deniedNear } from './polarity.js'
 import type { Statement } from './statements.js'
 import { stem } from './text.js'
@@ -48,6 +48,25 @@ function claimHolds(c: Claim, present: string[], s: Statement): boolean {
   if (s.free && FREE.test(c.text)) return false
   for (const [t, denied] of c.pol) if (denied && (present.some((p) => termIn(p, new Set([t]))) || (STATES.has(t) && !s.pol.has(t)))) return false
   return !deniedNear(joined(c.text, present), (t) => present.some((p) => termIn(p, new Set([t]))))
+}
+
+/** Where a claim contrasts two things ("out of stock downtown but available online"), each clause speaks for its own. */
+const CONTRASTIVE = /\s*(?:,|;)?\s*\b(?:but|while|whereas|though|although|yet)\b\s*|;\s*/i
+/**
+ * The clause of the claim that speaks of the flag: the one naming its part (online.in_stock: "available online"), else
+ * the one with most of its words; the whole claim when it has one clause.
+ */
+function clauseOf(c: Claim, present: string[], s: Statement): Claim {
+  const parts = c.text.split(CONTRASTIVE).filter((p) => p.trim())
+  if (parts.length < 2) return c
+  const score = (p: string) => {
+    const r = readClaim(p)
+    const words = new Set([...r.terms.keys(), ...r.pol.keys(), ...joinedWords(p)])
+    const placed = s.context?.size && [...s.context].some((t) => termIn(t, words)) ? 10 : 0
+    return placed + present.filter((t) => termIn(t, words)).length
+  }
+  const best = parts.reduce((a, b) => (score(b) > score(a) ? b : a))
+  return { ...readClaim(best), entities: c.entities }
 }
 
 /** The fact holds the predicate (true), or not (false, null, zero). */
@@ -85,7 +104,7 @@ export function flagVerdict(c: Claim, statements: Statement[], known: Set<string
     if (!best || strength > best.strength) best = { s, present, strength }
   }
   if (!best) return null
-  const holds = claimHolds(c, best.present, best.s)
+  const holds = claimHolds(clauseOf(c, best.present, best.s), best.present, best.s)
   const group = quantified && best.s.siblings && !names(best.s) ? best.s.siblings : [best.s]
   for (const s of group) {
     const fact = factHolds(s, best.present)

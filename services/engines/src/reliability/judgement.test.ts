@@ -413,3 +413,43 @@ describe('dates a record gives in prose', () => {
     expect(await verdicts(pay, 'It covers October 12 through 26.')).not.toEqual(['supported'])
   })
 })
+
+describe('negated claims against negated sentences', () => {
+  const doc = async (text: string, answer: string) => {
+    const id = (++traces).toString(16).padStart(32, '0')
+    const v = viewOf([
+      { id: '1'.repeat(16), attrs: retrieval([{ id: 'kb/policy', content: text }]) },
+      { id: '2'.repeat(16), attrs: chat([['user', 'Tell me.']], answer) },
+    ], id)
+    return (await contentReliability(v)).claims.map((c) => c.verdict)
+  }
+
+  it('are no contradiction when both deny the same thing with their denials on other words', async () => {
+    expect(await doc('Pets are not allowed in the cabin. Service animals are permitted on all flights.', "You can't bring your pet into the cabin.")).not.toContain('contradicted')
+    expect(await doc('Refunds are not available for sale items. Regular items can be returned within 30 days.', "Sale items can't be refunded.")).not.toContain('contradicted')
+    expect(await doc('Employees are not eligible for overtime on holidays.', "You won't get overtime pay for holidays.")).not.toContain('contradicted')
+  })
+
+  it('read a denial past an adverb, an elliptical "is not", and "costs nothing"', async () => {
+    expect(await doc('Study result: the intervention did not reduce blood pressure significantly (p = 0.21).', "The intervention didn't significantly lower blood pressure.")).not.toContain('contradicted')
+    expect(await doc('The warranty does not cover accidental damage. Manufacturing defects are covered for two years.', 'Defects are covered for two years, but accidental damage is not.')).not.toContain('contradicted')
+    expect(await doc('Parking is free after 6 pm. Before 6 pm it costs $3 an hour.', 'Parking costs nothing after 6 pm.')).toEqual(['supported'])
+  })
+
+  it('still contradict a claim that asserts what the sentence denies', async () => {
+    expect(await doc('The north loop trail is closed until further notice.', 'The north loop has reopened.')).toEqual(['contradicted'])
+  })
+})
+
+describe('flags in contrasting clauses and everyday words', () => {
+  it('reads each clause of a contrast for its own flag', async () => {
+    expect(await verdicts({ store: 'Downtown', in_stock: false, online: { in_stock: true } }, "It's out of stock downtown but available online.")).toEqual(['supported'])
+    expect(await verdicts({ route: 'R1', tolls: false, ferry: true }, 'The route avoids tolls but includes a ferry.')).toEqual(['supported'])
+  })
+
+  it('reads "costs extra" as not included and "is needed" as required', async () => {
+    expect(await verdicts({ flight: 'LH716', checked_bag_included: false }, 'Checked bags cost extra on this fare.')).toEqual(['supported'])
+    expect(await verdicts({ flight: 'LH716', checked_bag_included: true }, 'Checked bags cost extra on this fare.')).toEqual(['contradicted'])
+    expect(await verdicts({ item: 'Sofa', assembly_required: false }, 'No assembly is needed.')).toEqual(['supported'])
+  })
+})

@@ -23,7 +23,7 @@ import { CONTRAST, judge, type JudgeContext, type Judgement } from './support.js
 import { offsetsIn } from './zones.js'
 
 /** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
-export const JUDGEMENT_VERSION = '2.1.35'
+export const JUDGEMENT_VERSION = '2.1.36'
 
 export interface TraceJudgement {
   answer: { text: string; span_id: string } | null

@@ -36,6 +36,11 @@ const PHRASES: Array<[RegExp, string]> = [
   // A key's one word for a verb phrase: "carries over" is rollover, "ask for a credit" is credit_on_request.
   [/\b(?:carr(?:y|ies|ied)|roll(?:s|ed)?)[ -]?over\b/gi, ' rollover '],
   [/\b(?:ask(?:s|ed|ing)?|appl(?:y|ies|ied|ying)) for\b/gi, ' request '],
+  // "costs extra" is not included, "costs nothing" free, "avoids tolls" is without them, "is needed" is required.
+  [/\bcosts? nothing\b|\bat no (?:extra |additional )?(?:cost|charge)\b/gi, ' free '],
+  [/\b(?:costs?|charged|is|are) (?:extra|separately)\b|\bat (?:an )?extra (?:cost|charge)\b/gi, ' not included '],
+  [/\bavoid(?:s|ed|ing)?\b/gi, ' without '],
+  [/\b(?:is|are|isn't|aren't|was|were)\s+needed\b/gi, ' required '],
   // "topped up" is reloaded, "paying the loan off early" a prepayment, legs that "come off" removable.
   [/\btop(?:s|ped|ping)?[ -]up\b/gi, ' reload '],
   [/\bpa(?:y|ys|id|ying)(?: \w+){0,3} off early\b|\bearly (?:re)?payments?\b/gi, ' prepayment '],
@@ -49,6 +54,8 @@ const SYNONYMS: Record<string, string> = {
   permitted: 'allowed', welcome: 'allowed', entitled: 'eligible',
 }
 const CONDITION = /^(?:unless|except|if)$/
+/** Adverbs in -ly: they qualify a predicate and are no predicate of their own. */
+const ADVERB = /^(?!(?:early|daily|weekly|monthly|yearly|hourly|nightly|family|supply|apply|reply|rely|comply|imply|multiply|july|italy|only|holy|ugly|assembly|belly|jelly|ally|rally|fly|reply|anomaly|homily|lily|bully|silly|jolly|friendly|elderly|likely|unlikely|costly|lonely|lovely|orderly|quarterly|biweekly)$)[a-z]{3,}ly$/
 const CUES = new Set(['not', 'no', 'never', 'none', 'nothing', 'neither', 'nor', 'without', 'cannot', 'unable', 'nobody'])
 /** A cue denies the word it governs, the first content word after it ("not sell your data" denies selling, not data). */
 const SCOPE = 1
@@ -105,23 +112,23 @@ function polarityOnce(text: string): Map<string, boolean> {
     t = t.slice(m.index + m[0].length)
   }
   const tokens = t.toLowerCase().match(/[a-z_]+|[,;:.!?()]/g) ?? []
-  const out = new Map<string, boolean>()
   const flips = new Array<number>(tokens.length).fill(0)
   tokens.forEach((tok, i) => {
     if (!CUES.has(tok)) return
-    for (let j = i + 1, n = 0; j < tokens.length && n < SCOPE; j++) {
+    let governed = 0
+    for (let j = i + 1; j < tokens.length && governed < SCOPE; j++) {
       if (BREAK.test(tokens[j]!)) break
-      if (CUES.has(tokens[j]!) || isStopword(tokens[j]!)) continue
+      // A cue governs the verb past its adverb: "didn't significantly lower" denies lowering.
+      if (CUES.has(tokens[j]!) || isStopword(tokens[j]!) || ADVERB.test(tokens[j]!)) continue
       flips[j]!++
-      n++
+      governed++
     }
+    // Nothing after it in its clause ("…, but accidental damage is not."): it denies what the clause named before it.
+    if (!governed) for (let j = i - 1; j >= 0 && !BREAK.test(tokens[j]!); j--) if (!CUES.has(tokens[j]!) && !isStopword(tokens[j]!)) flips[j]!++
   })
-  // A denial in a condition ("renews … unless either party gives notice of non-renewal") states nothing.
-  let condition = false
-  tokens.forEach((tok, i) => {
-    if (CONDITION.test(tok)) condition = true
-    else if (BREAK.test(tok) && tok !== 'and') condition = false
-    if (CUES.has(tok) || BREAK.test(tok) || isStopword(tok) || tok.length < 2) return
+  // Each content word as its base word (antonyms turned), with whether it is denied; adverbs carry no polarity.
+  const words = tokens.map((tok, i) => {
+    if (CUES.has(tok) || BREAK.test(tok) || isStopword(tok) || tok.length < 2 || ADVERB.test(tok)) return null
     let word = tok
     let flip = flips[i]! % 2 === 1
     const base = ANTONYMS[word]
@@ -130,11 +137,19 @@ function polarityOnce(text: string): Map<string, boolean> {
       flip = !flip
     }
     word = SYNONYMS[word] ?? word
-    if (outer) flip = !flip
-    const s = polarityStem(word)
-    if (condition && flip) return
+    return { stem: polarityStem(word), flip: outer ? !flip : flip }
+  })
+  // A denial in a condition ("renews … unless either party gives notice of non-renewal") states nothing.
+  const out = new Map<string, boolean>()
+  let condition = false
+  tokens.forEach((tok, i) => {
+    if (CONDITION.test(tok)) condition = true
+    else if (BREAK.test(tok) && tok !== 'and') condition = false
+    const w = words[i]
+    if (!w || (condition && w.flip)) return
     // One denied mention is enough to deny the word in this text.
-    out.set(s, (out.get(s) ?? false) || flip)
+    out.set(w.stem, (out.get(w.stem) ?? false) || w.flip)
   })
   return out
 }
+

@@ -103,8 +103,14 @@ function entityFits(c: Claim, s: Statement, known: Set<string>, focus: Set<strin
   return ![...c.entities].some((e) => known.has(e) && !termIn(e, s.owner))
 }
 
-/** A predicate both state with opposite polarity (owners aside: they are the subject, not the predicate). */
+/**
+ * A predicate both state with opposite polarity (owners aside: they are the subject, not the predicate), where one
+ * side denies something and the other nothing. Where both deny, their denials may fall on other words of one
+ * proposition: "You can't bring your pet into the cabin" and "Pets are not allowed in the cabin".
+ */
 function denies(c: Claim, s: Statement): boolean {
+  const denial = (pol: Map<string, boolean>) => [...pol.values()].some(Boolean)
+  if (denial(c.pol) === denial(s.pol)) return false
   for (const [t, neg] of c.pol) {
     if (s.owner.has(t) || c.entities.has(t)) continue
     for (const [u, sneg] of s.pol) if ((t === u || (t.length >= 4 && u.length >= 4 && termIn(t, new Set([u])))) && sneg !== neg) return true
