@@ -96,12 +96,14 @@ const round = (x: number) => Math.round(x * 1000) / 1000
 /** The claim names this statement's owner (or its focus does), or names no competing one. */
 function entityFits(c: Claim, s: Statement, known: Set<string>, focus: Set<string>): boolean {
   if (namesOwner(c, s, focus, known)) return true
-  // A claim about all the items together ("overall", "in total") may add up each item's fact.
+  // A claim about all the items together ("overall", "total", "combined") may add up each item's fact.
   if (s.ambiguousOwner) return s.siblings !== undefined && AGGREGATE.test(c.text)
   if (!s.owner.size) return true
   // The claim names another known entity, and not this one: a mix-up.
   return ![...c.entities].some((e) => known.has(e) && !termIn(e, s.owner))
 }
+
+const deniesSomething = (pol: Map<string, boolean>) => [...pol.values()].some(Boolean)
 
 /**
  * A predicate both state with opposite polarity (owners aside: they are the subject, not the predicate), where one
@@ -109,8 +111,7 @@ function entityFits(c: Claim, s: Statement, known: Set<string>, focus: Set<strin
  * proposition: "You can't bring your pet into the cabin" and "Pets are not allowed in the cabin".
  */
 function denies(c: Claim, s: Statement): boolean {
-  const denial = (pol: Map<string, boolean>) => [...pol.values()].some(Boolean)
-  if (denial(c.pol) === denial(s.pol)) return false
+  if (deniesSomething(c.pol) === deniesSomething(s.pol)) return false
   for (const [t, neg] of c.pol) {
     if (s.owner.has(t) || c.entities.has(t)) continue
     for (const [u, sneg] of s.pol) if ((t === u || (t.length >= 4 && u.length >= 4 && termIn(t, new Set([u])))) && sneg !== neg) return true
@@ -260,7 +261,7 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
     // though its entity and key are all the claim's words but one; nor does a count of a list's values.
     // The sentence model may still read the value as the claim's ("English law": "England and Wales").
     // A zero ("checked_bags": 0) backs only a denial, which the flags above judged: its words back nothing here.
-    const claimDenies = [...c.pol.values()].some(Boolean)
+    const claimDenies = deniesSomething(c.pol)
     const worded = usable
       .filter((x) => !x.tally && !x.absent && !x.free && (!valueUnsaid(c, x) || ((ctx.similarity?.(x) ?? 0) >= SEMANTIC_SUPPORT && !namesOtherValue(c, x))))
       // A flag says yes or no: it backs by its words only a claim that says the same ("Content ID isn't enabled" is no
