@@ -202,10 +202,16 @@ const COUNT_WORDS = new Set(['count', 'counts', 'number', 'num', 'n', 'qty', 'qu
 /** A unit of measure as an object spells it ("mm", "degC", "mg/dL"), or undefined for a word that is none ("each", "Apt 4B"). */
 function measureUnit(u: string | undefined): string | undefined {
   if (!u) return undefined
+  // Asked for every number under an object with a unit: the few spellings a trace uses are read once.
+  if (measureUnits.has(u)) return measureUnits.get(u)
   const symbol = KEY_UNITS[u.toLowerCase()] ?? u
   const q = quantities(`1 ${symbol}`)[0]
-  return q && q.dim !== 'count' && q.dim !== 'money' && q.end === symbol.length + 2 ? symbol : undefined
+  const unit = q && q.dim !== 'count' && q.dim !== 'money' && q.end === symbol.length + 2 ? symbol : undefined
+  if (measureUnits.size >= 1000) measureUnits.clear()
+  measureUnits.set(u, unit)
+  return unit
 }
+const measureUnits = new Map<string, string | undefined>()
 
 /** Keys that hold a reading of a dimension a units map may name instead of the key ("units": {"temperature": "C"} for "high"). */
 const DIMENSION_KEYS: Record<string, RegExp> = {

@@ -4,15 +4,19 @@ import { quantities } from './quantity.js'
 import { chat, retrieval, tool, viewOf } from './test-view.js'
 
 let traces = 0
-/** The answer's verdicts, one per claim, against one tool result (each call its own trace: judgements are cached per trace). */
-async function verdicts(result: unknown, answer: string): Promise<string[]> {
+/** The answer's verdicts, one per claim, against one evidence span (each call its own trace: judgements are cached per trace). */
+async function verdictsOn(evidence: Record<string, string>, answer: string, question = 'Tell me.'): Promise<string[]> {
   const id = (++traces).toString(16).padStart(32, '0')
   const v = viewOf([
-    { id: '1'.repeat(16), attrs: tool('lookup', {}, result) },
-    { id: '2'.repeat(16), attrs: chat([['user', 'Tell me.']], answer) },
+    { id: '1'.repeat(16), attrs: evidence },
+    { id: '2'.repeat(16), attrs: chat([['user', question]], answer) },
   ], id)
   return (await contentReliability(v)).claims.map((c) => c.verdict)
 }
+/** The answer's verdicts against one tool result. */
+const verdicts = (result: unknown, answer: string) => verdictsOn(tool('lookup', {}, result), answer)
+/** The answer's verdicts against one retrieved document. */
+const verdictsOnDoc = (content: string, answer: string, question?: string) => verdictsOn(retrieval([{ id: 'kb/doc', content }]), answer, question)
 
 describe('flags of list items', () => {
   const journeys = (second: boolean) => ({
@@ -249,13 +253,9 @@ describe('times and units as a reader takes them', () => {
 
 describe('a sentence under a heading', () => {
   it('gives every clause the heading\'s subject, so each entity keeps its own figure', async () => {
-    const id = (++traces).toString(16).padStart(32, '0')
     const doc = 'Dental PPO: employee only $18.40; employee + spouse $36.80. Dental HMO: employee only $7.90; employee + spouse $15.80.'
-    const v = viewOf([
-      { id: '1'.repeat(16), attrs: retrieval([{ id: 'benefits/dental-2027', content: `Dental plans 2027, monthly employee contributions. ${doc}` }]) },
-      { id: '2'.repeat(16), attrs: chat([['user', 'What do the dental plans cost for me and my spouse?']], 'For employee + spouse, the dental PPO costs $36.80 a month and the HMO $15.80.') },
-    ], id)
-    expect((await contentReliability(v)).claims.map((c) => c.verdict)).toEqual(['supported'])
+    const answer = 'For employee + spouse, the dental PPO costs $36.80 a month and the HMO $15.80.'
+    expect(await verdictsOnDoc(`Dental plans 2027, monthly employee contributions. ${doc}`, answer, 'What do the dental plans cost for me and my spouse?')).toEqual(['supported'])
   })
 })
 
@@ -289,12 +289,8 @@ describe('figures a person computes or reads off a result', () => {
 
 describe('conditions, spellings and limits', () => {
   it('reads a denial inside "unless" as a condition, not a denial of the main clause', async () => {
-    const id = (++traces).toString(16).padStart(32, '0')
-    const v = viewOf([
-      { id: '1'.repeat(16), attrs: tool('get_contract', { id: 'msa' }, { section: '9.2', text: 'This Agreement renews automatically for successive twelve (12) month terms unless either party gives written notice of non-renewal at least ninety (90) days before the end of the term.' }) },
-      { id: '2'.repeat(16), attrs: chat([['user', 'Does it renew?']], 'It renews automatically for another 12 months unless someone gives notice.') },
-    ], id)
-    expect((await contentReliability(v)).claims.map((c) => c.verdict)).not.toContain('contradicted')
+    const contract = { section: '9.2', text: 'This Agreement renews automatically for successive twelve (12) month terms unless either party gives written notice of non-renewal at least ninety (90) days before the end of the term.' }
+    expect(await verdictsOn(tool('get_contract', { id: 'msa' }, contract), 'It renews automatically for another 12 months unless someone gives notice.', 'Does it renew?')).not.toContain('contradicted')
   })
 
   it('does not take a name spelled otherwise for the one the claim names', async () => {
@@ -382,24 +378,17 @@ describe('absence and advice', () => {
 
 describe('the user\'s figure as an operand', () => {
   it('stands beside figures the evidence backs when the claim computes from it, and not alone', async () => {
-    const id = (++traces).toString(16).padStart(32, '0')
-    const v = viewOf([
-      { id: '1'.repeat(16), attrs: tool('get_rates', {}, { products: [{ name: '12-month CD', apy_pct: 4.35 }, { name: 'High-Yield Savings', apy_pct: 4.1 }] }) },
-      { id: '2'.repeat(16), attrs: chat([['user', 'I have $10,000 to put away for a year. CD or savings?']], 'On $10,000, the 12-month CD at 4.35% APY would earn about $435 in a year. You have $10,000 to invest.') },
-    ], id)
-    expect((await contentReliability(v)).claims.map((c) => c.verdict)).toEqual(['supported', 'unsupported'])
+    const rates = tool('get_rates', {}, { products: [{ name: '12-month CD', apy_pct: 4.35 }, { name: 'High-Yield Savings', apy_pct: 4.1 }] })
+    const answer = 'On $10,000, the 12-month CD at 4.35% APY would earn about $435 in a year. You have $10,000 to invest.'
+    expect(await verdictsOn(rates, answer, 'I have $10,000 to put away for a year. CD or savings?')).toEqual(['supported', 'unsupported'])
   })
 })
 
 describe('documents of several entities', () => {
   it('reads the sentences after a named one as about it, up to the next name', async () => {
-    const id = (++traces).toString(16).padStart(32, '0')
     const doc = 'Dental plans 2027. Dental PPO: employee only $18.40. Annual maximum $2,000; orthodontia covered for children. Dental HMO: employee only $7.90. No annual maximum; network dentists only.'
-    const v = viewOf([
-      { id: '1'.repeat(16), attrs: retrieval([{ id: 'benefits/dental', content: doc }]) },
-      { id: '2'.repeat(16), attrs: chat([['user', 'Which dental plan covers braces?']], 'The PPO covers orthodontia for children. The HMO covers orthodontia for children.') },
-    ], id)
-    expect((await contentReliability(v)).claims.map((c) => c.verdict)).toEqual(['supported', 'unsupported'])
+    const answer = 'The PPO covers orthodontia for children. The HMO covers orthodontia for children.'
+    expect(await verdictsOnDoc(doc, answer, 'Which dental plan covers braces?')).toEqual(['supported', 'unsupported'])
   })
 })
 
@@ -415,29 +404,20 @@ describe('dates a record gives in prose', () => {
 })
 
 describe('negated claims against negated sentences', () => {
-  const doc = async (text: string, answer: string) => {
-    const id = (++traces).toString(16).padStart(32, '0')
-    const v = viewOf([
-      { id: '1'.repeat(16), attrs: retrieval([{ id: 'kb/policy', content: text }]) },
-      { id: '2'.repeat(16), attrs: chat([['user', 'Tell me.']], answer) },
-    ], id)
-    return (await contentReliability(v)).claims.map((c) => c.verdict)
-  }
-
   it('are no contradiction when both deny the same thing with their denials on other words', async () => {
-    expect(await doc('Pets are not allowed in the cabin. Service animals are permitted on all flights.', "You can't bring your pet into the cabin.")).not.toContain('contradicted')
-    expect(await doc('Refunds are not available for sale items. Regular items can be returned within 30 days.', "Sale items can't be refunded.")).not.toContain('contradicted')
-    expect(await doc('Employees are not eligible for overtime on holidays.', "You won't get overtime pay for holidays.")).not.toContain('contradicted')
+    expect(await verdictsOnDoc('Pets are not allowed in the cabin. Service animals are permitted on all flights.', "You can't bring your pet into the cabin.")).not.toContain('contradicted')
+    expect(await verdictsOnDoc('Refunds are not available for sale items. Regular items can be returned within 30 days.', "Sale items can't be refunded.")).not.toContain('contradicted')
+    expect(await verdictsOnDoc('Employees are not eligible for overtime on holidays.', "You won't get overtime pay for holidays.")).not.toContain('contradicted')
   })
 
   it('read a denial past an adverb, an elliptical "is not", and "costs nothing"', async () => {
-    expect(await doc('Study result: the intervention did not reduce blood pressure significantly (p = 0.21).', "The intervention didn't significantly lower blood pressure.")).not.toContain('contradicted')
-    expect(await doc('The warranty does not cover accidental damage. Manufacturing defects are covered for two years.', 'Defects are covered for two years, but accidental damage is not.')).not.toContain('contradicted')
-    expect(await doc('Parking is free after 6 pm. Before 6 pm it costs $3 an hour.', 'Parking costs nothing after 6 pm.')).toEqual(['supported'])
+    expect(await verdictsOnDoc('Study result: the intervention did not reduce blood pressure significantly (p = 0.21).', "The intervention didn't significantly lower blood pressure.")).not.toContain('contradicted')
+    expect(await verdictsOnDoc('The warranty does not cover accidental damage. Manufacturing defects are covered for two years.', 'Defects are covered for two years, but accidental damage is not.')).not.toContain('contradicted')
+    expect(await verdictsOnDoc('Parking is free after 6 pm. Before 6 pm it costs $3 an hour.', 'Parking costs nothing after 6 pm.')).toEqual(['supported'])
   })
 
   it('still contradict a claim that asserts what the sentence denies', async () => {
-    expect(await doc('The north loop trail is closed until further notice.', 'The north loop has reopened.')).toEqual(['contradicted'])
+    expect(await verdictsOnDoc('The north loop trail is closed until further notice.', 'The north loop has reopened.')).toEqual(['contradicted'])
   })
 })
 

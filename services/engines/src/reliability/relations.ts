@@ -154,7 +154,6 @@ function measuredValue(claim: Claim, side: Claim, pool: Statement[]): Quantity |
   for (const s of pool) {
     if (s.key === undefined || s.request || s.quantities.length !== 1 || !s.owner.size || !namesOwner(claim, s)) continue
     if (![...s.owner].some((o) => termIn(o, side.terms))) continue
-    if (/\b(?:range|limit|ref|target|max|min|threshold|normal|unit)/.test(s.key)) continue
     if (/^(?:|value|result|reading|level|measurement)$/.test(s.key.trim())) return s.quantities[0]
   }
   return undefined

@@ -205,21 +205,24 @@ function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
   const read = flagVerdict(c, results, known, focus)
   const flag = read && (read.s.free || read.s.absent) && c.quantities.some((q) => q.value === 0) ? null : read
   if (flag?.verdict === 'contradicted') return { verdict: 'contradicted', confidence: CONFIDENCE.boolean, evidence: flag.s.evidence, rule: 'boolean-contradicted' }
+  // Where the claim's figures are backed: computed once, for the flags below and the figures after them.
+  let figures: ReturnType<typeof backFigures> | undefined
+  const backed = () => (figures ??= backFigures(c, ctx, usable))
   // A flag backs a claim with figures too when each of them is the evidence's or the user's ("They aren't stackable,
   // but 12 floor positions fit in the 26 available").
-  if (flag && (!c.quantities.length || backFigures(c, ctx, usable).found.every((f) => f !== null)))
+  if (flag && (!c.quantities.length || backed().found.every((f) => f !== null)))
     return { verdict: 'supported', confidence: CONFIDENCE.boolean, evidence: flag.s.evidence, rule: 'boolean-supported' }
 
   if (c.quantities.length) {
-    const { found, anchor } = backFigures(c, ctx, usable)
+    const { found, anchor } = backed()
     // A figure only the user gave backs nothing (a yardstick): it may only be converted, below, or restated in other
     // units beside figures the evidence backs ("At 5'10" (about 178 cm) you're in the Medium range, 170 to 180 cm").
-    const backed = found.some((f) => typeof f === 'object' && f !== null)
+    const someBacked = found.some((f) => typeof f === 'object' && f !== null)
     const written = (q: Quantity) => c.text.slice(q.index, q.end).replace(/[\d.,\s]/g, '')
     const restated = (i: number) => c.quantities.some((o, j) => j !== i && o.dim === c.quantities[i]!.dim && written(o) !== written(c.quantities[i]!) && sameValue(c.quantities[i]!, o))
     // (Or it is the operand of a figure the claim computed: "On $10,000, the CD at 4.35% would earn about $435".)
     const computed = found.includes('derived')
-    if (found.every((f, i) => f !== null && (f !== 'request' || (backed && (restated(i) || computed))))) {
+    if (found.every((f, i) => f !== null && (f !== 'request' || (someBacked && (restated(i) || computed))))) {
       const a = anchor ?? bestStatement(c, usable, ctx.similarity)
       const cov = a ? alignment(c, a, ctx.similarity) : 0
       if (a && deniedSegment(c, a)) return { verdict: 'contradicted', confidence: CONFIDENCE.denied, evidence: a.evidence, rule: 'denied' }

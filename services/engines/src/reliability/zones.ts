@@ -56,9 +56,9 @@ export function offsetsIn(texts: string[]): number[] {
   const all = texts.join('\n')
   for (const [re, offset, rule] of ZONES) {
     if (!re.test(all)) continue
-    if (!rule || !days.length) out.add(offset)
-    if (rule && !days.length) out.add(offset + 60)
-    for (const d of days) out.add(daylight(rule, d) ? offset + 60 : offset)
+    if (!rule) out.add(offset)
+    else if (!days.length) out.add(offset).add(offset + 60)
+    else for (const d of days) out.add(daylight(rule, d) ? offset + 60 : offset)
   }
   return [...out]
 }
