@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { boundedJson, jsonDepthExceeds } from './json-limits.js'
+import { boundedJson, jsonDepthExceeds, parseJson } from './json-limits.js'
 
 const nestedArrays = (levels: number): unknown => JSON.parse('['.repeat(levels) + ']'.repeat(levels))
 const nestedObjects = (levels: number): unknown => JSON.parse('{"a":'.repeat(levels) + '1' + '}'.repeat(levels))
@@ -24,6 +24,22 @@ describe('jsonDepthExceeds', () => {
     const wide = Array.from({ length: 1000 }, () => ({ a: [1, 2] }))
     expect(jsonDepthExceeds(wide, 3)).toBe(false)
     expect(jsonDepthExceeds([...wide, nestedArrays(10)], 3)).toBe(true)
+  })
+})
+
+describe('parseJson', () => {
+  it('parses JSON and gives the fallback for text that is not JSON', () => {
+    expect(parseJson('{"a": [1, null]}')).toEqual({ a: [1, null] })
+    expect(parseJson('null', 'x')).toBeNull()
+    expect(parseJson('not json')).toBeUndefined()
+    expect(parseJson('not json', 'not json')).toBe('not json')
+  })
+
+  it('gives the fallback for JSON nested deeper than the bound, so no recursive walk sees it', () => {
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000)
+    expect(parseJson(deep, deep)).toBe(deep)
+    expect(parseJson('['.repeat(32) + ']'.repeat(32))).toBeDefined()
+    expect(parseJson('['.repeat(33) + ']'.repeat(33))).toBeUndefined()
   })
 })
 

@@ -70,3 +70,21 @@ export function boundedJson(value: unknown, opts: { maxDepth: number; maxChars: 
   write(value, 0)
   return out
 }
+
+/**
+ * JSON text as a value for code that walks it recursively (the engines read
+ * tool results, arguments and documents that a producer recorded as strings, so
+ * the depth bound on attributes does not cover what is inside them): `fallback`
+ * when the text is absent, is not JSON or nests deeper than `maxDepth`, so such text is read
+ * as plain text and no walk can overflow the stack.
+ */
+export function parseJson(text: string | undefined, fallback: unknown = undefined, maxDepth = MAX_JSON_DEPTH): unknown {
+  if (!text) return fallback
+  let v: unknown
+  try {
+    v = JSON.parse(text)
+  } catch {
+    return fallback
+  }
+  return jsonDepthExceeds(v, maxDepth) ? fallback : v
+}

@@ -5,7 +5,7 @@
  * offered lists and requested calls are read here from the raw attributes.
  */
 import type { ViewSpan } from '../trace-view.js'
-import { parseJson } from '../decomposition/text.js'
+import { parseJson } from '@svc/shared/json-limits'
 
 const nameOf = (t: unknown): string => {
   if (typeof t === 'string') return t

@@ -11,8 +11,9 @@ import type { Embedder } from '../semantic/types.js'
 import { similarityMatrix } from '../semantic/similarity.js'
 import type { Decomposition, SubTask } from '../outputs.js'
 import type { TraceView, ViewSpan } from '../trace-view.js'
-import { attrText, completionText, contentWords, overlap, parseJson, sentences, wordSet } from './text.js'
+import { attrText, completionText, contentWords, overlap, sentences, wordSet } from './text.js'
 import { splitSubTasks } from './split.js'
+import { parseJson } from '@svc/shared/json-limits'
 
 export { splitSubTasks } from './split.js'
 
@@ -193,6 +194,12 @@ export function decomposition(view: TraceView): Decomposition {
 
 /** Characters of a span's work the sentence model reads: its opening says what it is about, and the model's cost grows with length. */
 const MEANING_CHARS = 600
+/**
+ * Work spans and answer sentences the sentence model reads, at most (the first ones; the rest are matched by
+ * their words only): what one trace costs to embed stays bounded however many spans or sentences it has.
+ */
+const MEANING_SPANS = 200
+const MEANING_SENTENCES = 200
 
 /**
  * The decomposition with the sentence model: words first, meaning only when the
@@ -207,9 +214,12 @@ export async function semanticDecomposition(view: TraceView, embedder: Embedder)
   const lexical = addressSubTasks(view, parts)
   if (lexical.every((t) => t.resolved && t.span_ids.length > 0)) return result(view, q.text, lexical)
   const answer = finalAnswer(view)
-  const answerSentences = answer ? sentences(answer.text) : []
-  const work = workSpans(view).map((w) => w.text.slice(0, MEANING_CHARS))
+  const answerSentences = answer ? sentences(answer.text).slice(0, MEANING_SENTENCES) : []
+  const work = workSpans(view)
+    .slice(0, MEANING_SPANS)
+    .map((w) => w.text.slice(0, MEANING_CHARS))
   const m = await similarityMatrix(embedder, parts, [...work, ...answerSentences])
+  // (spans and sentences past the bounds have no cosine: 0, as an unrelated text's)
   const meaning = { spans: m.map((row) => row.slice(0, work.length)), answer: m.map((row) => row.slice(work.length)) }
   return result(view, q.text, addressSubTasks(view, parts, meaning))
 }

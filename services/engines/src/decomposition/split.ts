@@ -95,6 +95,9 @@ function enumeration(text: string): { preamble: string; items: string[] } | null
   return { preamble: text.slice(0, found[0]!.at), items }
 }
 
+/** Sub-tasks of one request, at most (the first ones): every part is compared with every span and every other part. */
+const MAX_SUB_TASKS = 50
+
 /** The parts of a request, in order. */
 export function splitSubTasks(query: string): string[] {
   const text = query.replace(/\r/g, '').trim()
@@ -115,5 +118,5 @@ export function splitSubTasks(query: string): string[] {
     const t = clean(c)
     if (/[a-z0-9]/i.test(t) && !out.includes(t)) out.push(t)
   }
-  return out
+  return out.slice(0, MAX_SUB_TASKS)
 }

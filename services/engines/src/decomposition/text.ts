@@ -4,6 +4,8 @@
  * paraphrase, tool arguments and JSON results: exact phrases rarely survive, but
  * the distinctive nouns of a request ("Lisbon", "visa", "refund") usually do.
  */
+import { parseJson } from '@svc/shared/json-limits'
+
 const STOP = new Set(
   `a an the and or but if then else also too of to in on at by for from with without into onto about as is are was were be been being am do does did doing
 have has had having i me my mine we us our you your yours he she it its they them their this that these those there here what which who whom whose
@@ -59,16 +61,6 @@ export function sentences(text: string): string[] {
     .split(/(?<=[.!?])\s+(?=[A-Z0-9"'(\-•*])|\n+/)
     .map((s) => s.trim())
     .filter(Boolean)
-}
-
-/** Parses JSON text, returning undefined for anything that is not JSON. */
-export function parseJson(s: string | undefined): unknown {
-  if (s === undefined || s === '') return undefined
-  try {
-    return JSON.parse(s)
-  } catch {
-    return undefined
-  }
 }
 
 /** All string leaves of a JSON value (keys included), for lexical matching of tool arguments and results. */

@@ -10,6 +10,7 @@
  * - redundant_tool_call: a tool called again with the same arguments and result (redundant.ts).
  */
 import type { PriceTable } from '@svc/shared/domain/pricing'
+import { groupBy } from '@svc/shared/group-by'
 import type { OptimizationFinding } from '../outputs.js'
 import type { TraceView, ViewSpan } from '../trace-view.js'
 import { requestedTools, toolName } from '../decision-trace/signals.js'
@@ -43,11 +44,7 @@ function promptCache(view: TraceView, prices: PriceTable): OptimizationFinding[]
 }
 
 function failingRetries(view: TraceView, prices: PriceTable): OptimizationFinding[] {
-  const groups = new Map<string, ViewSpan[]>()
-  for (const s of view.spans) {
-    const key = s.span_type === 'tool' ? `tool:${toolName(s)}` : s.span_type === 'llm' && s.content.prompt ? `llm:${s.model}\n${s.content.prompt}` : ''
-    if (key) groups.set(key, [...(groups.get(key) ?? []), s])
-  }
+  const groups = groupBy(view.spans, (s) => (s.span_type === 'tool' ? `tool:${toolName(s)}` : s.span_type === 'llm' && s.content.prompt ? `llm:${s.model}\n${s.content.prompt}` : undefined))
   const out: OptimizationFinding[] = []
   for (const attempts of groups.values()) {
     if (attempts.length < 2 || attempts.some((a) => a.status_code !== 'ERROR')) continue

@@ -11,6 +11,7 @@
  * Failed calls are failing_retries' business, not this rule's.
  */
 import type { PriceTable } from '@svc/shared/domain/pricing'
+import { parseJson } from '@svc/shared/json-limits'
 import type { OptimizationFinding } from '../outputs.js'
 import type { TraceView, ViewSpan } from '../trace-view.js'
 import { requestedTools, toolName } from '../decision-trace/signals.js'
@@ -19,11 +20,8 @@ import { priceSpan, usd } from './cost.js'
 /** JSON compared by value (key order and spacing aside); other text by its trimmed form. */
 function canonical(raw: string): string {
   const t = raw.trim()
-  try {
-    return JSON.stringify(sortKeys(JSON.parse(t)))
-  } catch {
-    return t.replace(/\s+/g, ' ')
-  }
+  const v = parseJson(t)
+  return v === undefined ? t.replace(/\s+/g, ' ') : JSON.stringify(sortKeys(v))
 }
 
 function sortKeys(v: unknown): unknown {

@@ -84,6 +84,11 @@ function hitter(q: Quantity): (v: number, err?: number) => boolean {
   }
 }
 
+/**
+ * Operands one figure is computed from, at most (the labelled sets' largest pool is 25): every pair of them is
+ * tried, so the pools are bounded for a trace whose results or answer hold thousands of figures.
+ */
+const MAX_OPERANDS = { evidence: 48, request: 16, answer: 32 }
 const MAX_SUM_TERMS = 4
 /** Sums of three or four figures are searched among at most this many topical figures (chance hits grow with more). */
 const MAX_SUM_POOL = 9
@@ -105,10 +110,12 @@ function addMonths(day: number, months: number): number {
 export function derivable(q: Quantity, ops: Operands): boolean {
   if (q.dim === 'count' && q.value <= 3 && !q.per) return false
   const seen = new Set<string>()
-  const evidence = uniq(ops.evidence, seen)
+  // Topical figures first, so that the bound on operands keeps those a sum or a share may use.
+  const evidence = uniq([...ops.evidence.filter((x) => ops.topical.has(x)), ...ops.evidence.filter((x) => !ops.topical.has(x))], seen).slice(0, MAX_OPERANDS.evidence)
   // The figure itself (the answer states it too) is no operand.
-  const extra = uniq(ops.request.filter((x) => !sameValue(q, x)), seen)
-  const answer = uniq(ops.answer.filter((x) => !sameValue(q, x)), seen)
+  const extra = uniq(ops.request.filter((x) => !sameValue(q, x)), seen).slice(0, MAX_OPERANDS.request)
+  // The claim's own figures first (ops.answer ends with them): a chain is most often within the claim.
+  const answer = uniq([...ops.answer].reverse().filter((x) => !sameValue(q, x)), seen).slice(0, MAX_OPERANDS.answer)
   const all = [...evidence, ...extra, ...answer]
   const isEv = new Set(evidence)
   // Sums and differences only of figures on the claim's topic, the user's or the answer's (a chain; not its rates: a

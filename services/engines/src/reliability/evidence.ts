@@ -8,6 +8,7 @@
  * answer is not its own evidence, and nor are side calls made after it.
  */
 import type { TraceView, ViewSpan } from '../trace-view.js'
+import { parseJson } from '@svc/shared/json-limits'
 import { normalizeWs, urlsIn } from './text.js'
 
 export interface Evidence {
@@ -23,14 +24,6 @@ export interface Evidence {
 
 const ROLE_LINE = /^(system|user|human|assistant|ai|model|tool|function|developer|ipython): ?(.*)$/i
 const MODEL_ROLES = new Set(['assistant', 'ai', 'model'])
-
-const parseJson = (s: string): unknown => {
-  try {
-    return JSON.parse(s)
-  } catch {
-    return undefined
-  }
-}
 
 /** String leaves of a JSON value (for OpenLLMetry's {"outputs": {...}} wrappers). */
 function leaves(v: unknown, out: string[] = []): string[] {

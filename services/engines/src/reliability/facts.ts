@@ -13,6 +13,7 @@
  * also states its counts (3 commits, 2 authors, 2 by Priya N), and the facts of
  * one key across its items are siblings ("the first", "the cheapest", "both").
  */
+import { groupBy } from '@svc/shared/group-by'
 import { quantities, type Quantity } from './quantity.js'
 import { periodWord, perUnit } from './units.js'
 import { sentences } from './text.js'
@@ -263,6 +264,14 @@ interface Walk {
   groups: number
 }
 
+/**
+ * Facts read from one JSON value, at most (the labelled sets' largest result has under a hundred): a result of
+ * a hundred thousand values is read up to there, so what one tool returns bounds what a trace costs to judge.
+ */
+const MAX_FACTS = 5000
+/** Distinct values of one key a list's tally counts items by. */
+const MAX_TALLIES = 50
+
 function fact(owners: string[], ambiguous: boolean, attribute: string, predicate: string, parent: string, valueText: string, qs: Quantity[], extra: Partial<Fact> = {}): Fact {
   const head = `${owners.join(' ')} | `
   const prefix = `${head}${attribute}: `
@@ -277,6 +286,7 @@ function fact(owners: string[], ambiguous: boolean, attribute: string, predicate
 }
 
 function walkObject(w: Walk, o: Record<string, unknown>, path: string[], owners: string[], ambiguous: boolean, inList: boolean, outer: Scope): Fact[] {
+  if (w.out.length >= MAX_FACTS) return []
   const table = tableRows(o)
   if (table) {
     const rest = Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'columns' && k !== 'rows'))
@@ -353,9 +363,7 @@ function walkValue(w: Walk, v: unknown, path: string[], owners: string[], ambigu
       }
     })
     // Facts of the same key across the items are siblings: "first", "cheapest", "both" compare among them.
-    const byKey = new Map<string, Fact[]>()
-    for (const facts of perItem) for (const f of facts) if (!f.prose) byKey.set(f.attribute, [...(byKey.get(f.attribute) ?? []), f])
-    for (const group of byKey.values())
+    for (const group of groupBy(perItem.flat(), (f) => (f.prose ? undefined : f.attribute)).values())
       if (group.length > 1) {
         const id = `g${w.groups++}`
         for (const f of group) f.group = id
@@ -388,11 +396,13 @@ function listCounts(objects: Array<Record<string, unknown>>, path: string[], own
   for (const k of keys) {
     const values = objects.map((o) => o[k]).filter((x) => typeof x === 'string' && x.length <= 60) as string[]
     if (values.length < 2) continue
-    const distinct = new Set(values)
+    const distinct = groupBy(values, (x) => x)
     texts.push(`${distinct.size} ${keyWords(k).join(' ')}s of the ${noun}`)
-    for (const d of distinct) {
+    // (a tally by value is of a few values: one by each of a thousand names says nothing the items do not)
+    if (distinct.size > MAX_TALLIES) continue
+    for (const [d, same] of distinct) {
       const status = STATUS_KEYS.test(k) ? STATUS_WORDS[d.toLowerCase()] : undefined
-      texts.push(`${values.filter((x) => x === d).length} ${noun} by ${d.replace(/_/g, ' ')}${status ? ` (${status})` : ''}`)
+      texts.push(`${same.length} ${noun} by ${d.replace(/_/g, ' ')}${status ? ` (${status})` : ''}`)
     }
   }
   return texts.map((t) => ({ owners, ambiguous: false, attribute: noun, predicate: noun, parent: '', text: `${owners.join(' ')} ${t}`, quantities: quantities(`${owners.join(' ')} ${t}`), prose: true, tally: true }))

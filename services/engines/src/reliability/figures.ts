@@ -67,12 +67,24 @@ const FALLING = /\b(?:down|fell|fallen|falls|drop(?:ped|s)?|lower|decreased?|dec
 /** Figures a result may hold to be taken as the topic when the answer states one of them. */
 const SMALL_RESULT = 4
 
+const saidMemo = new WeakMap<Quantity[], Map<Quantity, boolean>>()
+/** Whether the answer states an evidence figure, remembered per trace (every claim asks it of the same figures). */
+function saidIn(ctx: JudgeContext): (e: Quantity) => boolean {
+  let memo = saidMemo.get(ctx.answerQuantities)
+  if (!memo) saidMemo.set(ctx.answerQuantities, (memo = new Map()))
+  return (e) => {
+    let v = memo.get(e)
+    if (v === undefined) memo.set(e, (v = ctx.answerQuantities.some((a) => sameValue(a, e))))
+    return v
+  }
+}
+
 /** Where each claim figure is backed: an equal value in a statement the claim fits, or arithmetic. */
 export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): { found: Array<Found | 'derived' | 'request' | null>; anchor: Statement | null } {
   // Operands: the evidence's figures and the user's. Sums, differences and shares only of figures on the claim's topic:
   // a statement it lines up with, a tool it names, a figure the answer states, or the date of "today".
   const tool = (s: Statement) => s.evidence.kind === 'tool_result' && [...toolWords(s.evidence).keys()].some((t) => t.length >= 3 && termIn(t, c.terms))
-  const said = (e: Quantity) => ctx.answerQuantities.some((a) => sameValue(a, e))
+  const said = saidIn(ctx)
   // A result is on the topic as a whole when one of its facts is ("B leads option A by 322": the survey's counts).
   const onTopic = (s: Statement) => coverage(c, s) >= 0.2 || tool(s) || /\b(?:today|current date|now)\b/i.test(s.text)
   // So is a small result a figure of which the answer states ("$92 a month" of "premium_annual": 1104 makes the quote

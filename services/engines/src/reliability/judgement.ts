@@ -23,7 +23,14 @@ import { CONTRAST, judge, type JudgeContext, type Judgement } from './support.js
 import { offsetsIn } from './zones.js'
 
 /** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
-export const JUDGEMENT_VERSION = '2.1.36'
+export const JUDGEMENT_VERSION = '2.1.37'
+
+/**
+ * Bounds on one trace's work, far above any answer of the labelled sets (at most a few dozen claims and a
+ * hundred figures): an answer's first claims are judged, and the figures of its first stretch are operands.
+ */
+const MAX_CLAIMS = 200
+const MAX_ANSWER_FIGURES = 400
 
 export interface TraceJudgement {
   answer: { text: string; span_id: string } | null
@@ -57,7 +64,8 @@ export function judgeContext(view: TraceView, answer: string): JudgeContext {
   return {
     statements: statementsOf(evidence),
     request: requestStatements(requestText(view, answer)),
-    answerQuantities: quantities(answer),
+    // (the first figures only: an answer of thousands of figures must not make every claim's arithmetic dearer)
+    answerQuantities: quantities(answer).slice(0, MAX_ANSWER_FIGURES),
     offsets: offsetsIn([...evidence.map((e) => e.text), answer]),
   }
 }
@@ -105,7 +113,7 @@ function fingerprint(view: TraceView): string {
 
 async function compute(view: TraceView, embedder: Embedder | null): Promise<TraceJudgement> {
   const answer = finalOutput(view)
-  const texts = answer ? splitClaims(answer.text) : []
+  const texts = answer ? splitClaims(answer.text).slice(0, MAX_CLAIMS) : []
   const empty: JudgeContext = { statements: [], request: [], answerQuantities: [] }
   if (!answer || !texts.length) return { answer, claims: [], context: empty, semantic: embedder !== null, embedded: 0 }
   const ctx = judgeContext(view, answer.text)

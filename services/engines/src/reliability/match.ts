@@ -120,13 +120,16 @@ export function localTerms(text: string, q: Quantity): Set<string> {
   return new Set([...[...after.keys()].slice(0, 3), ...[...before.keys()].slice(-3)])
 }
 
-const acronyms = new Lru<Set<string>>(5000)
-/** The initials of a text's capitalised phrases ("North America" → na, "Net Promoter Score" → nps): an owner may be written so. */
-export function acronymsOf(text: string): Set<string> {
-  let hit = acronyms.get(text)
+const acronyms = new WeakMap<Claim, Set<string>>()
+/**
+ * The initials of a claim's capitalised phrases ("North America" → na, "Net Promoter Score" → nps): an owner may be
+ * written so. Kept per claim object, which asks it of every statement.
+ */
+function acronymsOf(c: Claim): Set<string> {
+  let hit = acronyms.get(c)
   if (!hit) {
-    hit = new Set([...text.matchAll(/\b[A-Z][a-z]+(?:\s+(?:of\s+|and\s+)?[A-Z][a-z]+)+/g)].map((m) => m[0].split(/\s+/).filter((w) => /^[A-Z]/.test(w)).map((w) => w[0]!.toLowerCase()).join('')))
-    acronyms.set(text, hit)
+    hit = new Set([...c.text.matchAll(/\b[A-Z][a-z]+(?:\s+(?:of\s+|and\s+)?[A-Z][a-z]+)+/g)].map((m) => m[0].split(/\s+/).filter((w) => /^[A-Z]/.test(w)).map((w) => w[0]!.toLowerCase()).join('')))
+    acronyms.set(c, hit)
   }
   return hit
 }
@@ -143,7 +146,7 @@ export function dayKey(q: Quantity): string {
  * forecast's day, a statement's period), or its focus is that entity.
  */
 export function namesOwner(c: Claim, s: Statement, focus: Set<string> = new Set(), known?: Set<string>): boolean {
-  const initials = acronymsOf(c.text)
+  const initials = acronymsOf(c)
   // A name the claim spells otherwise is another's: "LUMORA" does not name "LUMORRA" (a word may still be inflected).
   const spelled = (o: string) => c.terms.has(o) || (termIn(o, c.terms) && ![...c.entities].some((e) => e !== o && stemsMeet(e, o)))
   // An item's other value ("status": "live") names it only when the claim names no other known entity by name:

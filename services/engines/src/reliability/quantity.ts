@@ -419,7 +419,16 @@ export function quantities(text: string): Quantity[] {
       }
       hits.push([m.index, m.index + m[0].length])
     }
-    for (const [a, b] of hits) work = work.slice(0, a) + ' '.repeat(b - a) + work.slice(b)
+    // The text read is blanked in one pass (a copy of the text per hit is quadratic in a long answer).
+    if (hits.length) {
+      let blanked = ''
+      let at = 0
+      for (const [a, b] of hits) {
+        blanked += work.slice(at, a) + ' '.repeat(b - a)
+        at = b
+      }
+      work = blanked + work.slice(at)
+    }
   }
   // A temperature range's first number took the unit of the second.
   for (let i = 0; i < out.length; i++) if (out[i]!.dim === 'temperature' && out[i]!.unit === '?') {

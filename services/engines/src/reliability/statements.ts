@@ -7,6 +7,8 @@
  * another. A JSON boolean is the polarity of its key's predicate.
  */
 import type { Evidence } from './evidence.js'
+import { groupBy } from '@svc/shared/group-by'
+import { parseJson } from '@svc/shared/json-limits'
 import { factsOf, type Fact } from './facts.js'
 import { polarity } from './polarity.js'
 import { quantities, type Quantity } from './quantity.js'
@@ -127,14 +129,14 @@ function distinguish(statements: Statement[], aliases: Map<Statement, string[]> 
 function jsonStatements(e: Evidence, json: unknown): Statement[] {
   const facts = factsOf(json)
   const made = new Map(facts.map((f) => [f, factStatement(e, f)]))
-  const groups = new Map<string, Statement[]>()
-  for (const f of facts) if (f.group) groups.set(f.group, [...(groups.get(f.group) ?? []), made.get(f)!])
-  for (const group of groups.values()) for (const s of group) s.siblings = group
+  for (const group of groupBy(facts, (f) => f.group).values()) {
+    const siblings = group.map((f) => made.get(f)!)
+    for (const s of siblings) s.siblings = siblings
+  }
   // Items of one list: what they all share in their names names none of them.
-  const byList = new Map<string, Statement[]>()
-  for (const f of facts) if (f.list) byList.set(f.list, [...(byList.get(f.list) ?? []), made.get(f)!])
+  const byList = [...groupBy(facts, (f) => f.list).values()].map((group) => group.map((f) => made.get(f)!))
   const aliases = new Map(facts.filter((f) => f.aliases).map((f) => [made.get(f)!, f.aliases!]))
-  for (const items of byList.values()) distinguish(items, aliases)
+  for (const items of byList) distinguish(items, aliases)
   // An item dated by a field of its own ("date": "2026-12-19") is named by that date.
   for (const [s, names] of aliases) {
     if (!s.ambiguousOwner) continue
@@ -147,15 +149,8 @@ function jsonStatements(e: Evidence, json: unknown): Statement[] {
 /** A value that is a date and nothing else ("2026-12-19", "Dec 19, 2026"). */
 const DATE_VALUE = /^(?:\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z?)?|[A-Z][a-z]{2,8}\.? \d{1,2},? \d{4}|\d{1,2} [A-Z][a-z]{2,8}\.? \d{4})$/
 
-const parseJson = (s: string): unknown => {
-  const t = s.trim()
-  if (!/^[[{]/.test(t)) return undefined
-  try {
-    return JSON.parse(t)
-  } catch {
-    return undefined
-  }
-}
+/** A tool result's object or list; a bare number, string or flag is read as text. */
+const jsonContainer = (s: string): unknown => (/^[[{]/.test(s.trim()) ? parseJson(s) : undefined)
 
 /** A short first sentence in title case ("Distilled Reasoners (September 2026).") is the document's title. */
 function titleOf(text: string): string {
@@ -213,7 +208,7 @@ function textStatements(e: Evidence): Statement[] {
 export function statementsOf(evidence: Evidence[]): Statement[] {
   const out: Statement[] = []
   for (const e of evidence) {
-    const json = e.kind === 'tool_result' ? parseJson(e.text) : undefined
+    const json = e.kind === 'tool_result' ? jsonContainer(e.text) : undefined
     if (json !== undefined && typeof json === 'object' && json !== null) out.push(...jsonStatements(e, json))
     else out.push(...textStatements(e))
   }

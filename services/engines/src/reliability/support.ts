@@ -75,6 +75,8 @@ export const CONFIDENCE = {
   weak: 0.6,
 } as const
 
+/** Figures of one claim that are checked (no claim of the labelled sets has more than a dozen). */
+const MAX_CLAIM_FIGURES = 24
 const SUPPORT_COVERAGE = 0.6
 const ALIGN_COVERAGE = 0.5
 
@@ -138,11 +140,41 @@ function deniedSegment(c: Claim, s: Statement): boolean {
   return segs.some((x) => x.cov >= best && denies(c, x.seg))
 }
 
-function judgeWith(c: Claim, ctx: JudgeContext, focus: Set<string>): Judgement {
-  // Entities the evidence has facts about: a claim naming one of them is about it, however it is written.
-  const known = new Set(ctx.statements.flatMap((s) => [...s.owner]))
-  // Not a word the results also use as an attribute: "charging" names no "Green River Fast Charge" beside "charge: 18 min".
-  const attributes = new Set(ctx.statements.flatMap((s) => (s.key ? [...readClaim(s.key).terms.keys()] : [])))
+const namesMemo = new WeakMap<Statement[], { known: Set<string>; attributes: Set<string> }>()
+/** The names the evidence has facts about, and the words its keys use, once per trace (every claim asks). */
+function namesIn(statements: Statement[]) {
+  let hit = namesMemo.get(statements)
+  if (!hit) {
+    const known = new Set(statements.flatMap((s) => [...s.owner]))
+    const attributes = new Set(statements.flatMap((s) => (s.key ? [...readClaim(s.key).terms.keys()] : [])))
+    namesMemo.set(statements, (hit = { known, attributes }))
+  }
+  return hit
+}
+
+/**
+ * Statements one claim is judged against, at most (the labelled sets' largest trace has under a hundred): past it,
+ * a claim meets those sharing most of its words, and those holding one of its figures, so a result of a
+ * hundred thousand facts costs each claim a bounded amount of work.
+ */
+const MAX_STATEMENTS = 1000
+function nearest(c: Claim, statements: Statement[]): Statement[] {
+  if (statements.length <= MAX_STATEMENTS) return statements
+  const score = (s: Statement) => coverage(c, s) + (c.quantities.some((q) => s.quantities.some((e) => satisfies(q, e))) ? 1 : 0)
+  return statements
+    .map((s, i) => ({ s, i, k: s.evidence.kind === 'tool_error' ? Infinity : score(s) }))
+    .sort((a, b) => b.k - a.k || a.i - b.i)
+    .slice(0, MAX_STATEMENTS)
+    .sort((a, b) => a.i - b.i)
+    .map((x) => x.s)
+}
+
+function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
+  // Entities the evidence has facts about: a claim naming one of them is about it, however it is written;
+  // not a word the results also use as an attribute: "charging" names no "Green River Fast Charge" beside "charge: 18 min".
+  const { known, attributes } = namesIn(all.statements)
+  const near = nearest(c, all.statements)
+  const ctx = near === all.statements ? all : { ...all, statements: near }
   for (const t of c.terms.keys()) if (known.has(t) && !attributes.has(t)) c.entities.add(t)
   const named = (s: Statement) => namesOwner(c, s, focus, known)
   const results = ctx.statements.filter((s) => s.evidence.kind !== 'tool_error')
@@ -336,6 +368,9 @@ function pairCoverage(c: Claim, pool: Statement[], best: Statement): { cov: numb
  */
 export function judge(claim: string, ctx: JudgeContext, focus: Set<string> = new Set()): Judgement {
   const c = readClaim(claim.replace(CONTRAST, ''))
+  // Past a few dozen figures a "claim" is a table written out as a sentence: its first figures are checked, so the work
+  // a claim costs stays bounded whatever an answer holds.
+  c.quantities = c.quantities.slice(0, MAX_CLAIM_FIGURES)
   if (!c.terms.size && !c.quantities.length) return { verdict: 'unsupported', confidence: CONFIDENCE.nothing, evidence: null, rule: 'empty' }
   const j = judgeWith(c, ctx, focus)
   return { ...j, confidence: round(j.confidence) }

@@ -18,6 +18,7 @@ import { join } from 'node:path'
 import { Tokenizer } from '@huggingface/tokenizers'
 import { InferenceSession, Tensor } from 'onnxruntime-node'
 import { oneAtATime } from '@svc/shared/concurrency'
+import { groupBy } from '@svc/shared/group-by'
 import { sha256 } from './fetch-model.js'
 import { Lru } from './lru.js'
 import { MAX_TOKENS, MODEL_DIMS, MODEL_FILES, MODEL_LABEL } from './model-files.js'
@@ -76,12 +77,11 @@ export class SentenceModel implements Embedder {
 
   async embed(texts: string[]): Promise<Float32Array[]> {
     const out = new Array<Float32Array>(texts.length)
-    const todo = new Map<string, number[]>()
     texts.forEach((t, i) => {
       const hit = this.cache.get(t)
       if (hit) out[i] = hit
-      else todo.set(t, [...(todo.get(t) ?? []), i])
     })
+    const todo = groupBy(texts.keys(), (i) => (out[i] ? undefined : texts[i]!))
     for (const [t, at] of todo) {
       const v = await this.lane(() => this.forward(this.tokens(t)))
       this.cache.set(t, v)

@@ -3,6 +3,8 @@
  * prompt and completion text, tool calls and retrieved documents, read from the
  * same three conventions as genai.ts. Message lists become "role: text" lines.
  */
+import { parseJson } from '../json-limits.js'
+
 export interface RetrievedDocument {
   id: string
   url: string
@@ -18,14 +20,7 @@ export interface GenAiContent {
   documents: RetrievedDocument[]
 }
 
-const parse = (s: string | undefined): unknown => {
-  if (s === undefined) return undefined
-  try {
-    return JSON.parse(s)
-  } catch {
-    return s
-  }
-}
+const parse = (s: string | undefined): unknown => (s === undefined ? undefined : parseJson(s, s))
 
 /** A message part's text; a tool call's response counts, so tool results fed back to the model stay visible. */
 function partText(part: unknown): string {
