@@ -87,6 +87,18 @@ describe('every engine on hostile traces', () => {
     expect(claims.map((c) => c.verdict)).toEqual(['supported'])
   })
 
+  it('analyses a trace of five thousand spans, with at most 500 decisions in its graph', async () => {
+    const id = (k: number) => (4096 + k).toString(16).padStart(16, '0')
+    const spans: SpanSpec[] = Array.from({ length: 5000 }, (_, k) => ({
+      id: id(k),
+      ...(k ? { parent: id(Math.floor(k / 2)) } : {}),
+      attrs: k % 2 ? tool('lookup', { q: k % 7 }, { result: k % 7, url: `https://ex${k % 50}.example/p${k}` }) : chat([['user', `Look up ${k}`]], `Result ${k % 7} from https://ex${k % 50}.example/p${k}.`),
+    }))
+    const { out } = await runAll([...spans, answer('The lookup returned 3.')], '06'.repeat(16))
+    expect((out.get('decision_trace')!.nodes as unknown[]).length).toBe(500)
+    expect((out.get('content_reliability')!.claims as unknown[]).length).toBe(1)
+  })
+
   it('splits a request of five hundred asks into at most 50 sub-tasks', async () => {
     const ask = Array.from({ length: 500 }, (_, i) => `${i + 1}. Check crate ${i}.`).join('\n')
     const { out } = await runAll([{ id: '1'.repeat(16), attrs: tool('list_crates', {}, { n: 1 }) }, answer('Done.', ask)], '05'.repeat(16))

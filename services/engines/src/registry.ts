@@ -63,12 +63,12 @@ const defs: EngineDefinition[] = [
   },
   {
     name: 'decision_trace',
-    version: '1',
+    version: '2',
     run: async (view) => ({ payload: { ...decisionTrace(view) }, mode: 'deterministic' }),
   },
   {
     name: 'decomposition',
-    version: '2',
+    version: '3',
     async run(view, ctx) {
       if (ctx.llm) {
         const { client, usage } = counting(ctx.llm)

@@ -8,6 +8,7 @@
  * the next answer used. Edges are the transitive reduction of "happened before or
  * contains", so they follow causality without repeating implied links.
  */
+import { groupBy } from '@svc/shared/group-by'
 import type { DecisionNode, DecisionTrace } from '../outputs.js'
 import type { TraceView, ViewSpan } from '../trace-view.js'
 import { finalAnswer } from '../decomposition/index.js'
@@ -30,12 +31,20 @@ function decidingLlm(spans: ViewSpan[], at: ViewSpan, tool?: string): ViewSpan |
 /** Same operation: the same tool, or an LLM call with the same prompt (any model, so a fallback counts as a new attempt). */
 const opKey = (s: ViewSpan) => (s.span_type === 'tool' ? `tool:${toolName(s)}` : s.span_type === 'llm' ? `llm:${s.content.prompt.trim()}` : '')
 
+/**
+ * Decisions a trace's graph holds, at most (the first by start time): edges are a transitive reduction over
+ * every pair, cubic in the worst case, and a trace of thousands of tool calls must still finish in a second.
+ */
+const MAX_DECISIONS = 500
+
 export function decisionTrace(view: TraceView): DecisionTrace {
   const spans = view.spans
   const drafts: Draft[] = []
   const add = (d: Omit<Draft, 'seq'>) => drafts.push({ ...d, seq: drafts.length })
   const toolsSeen = [...new Set(spans.filter((s) => s.span_type === 'tool').map(toolName))]
-  const failedBefore = (s: ViewSpan) => spans.filter((p) => p !== s && p.end_ms <= s.start_ms + 1 && p.status_code === 'ERROR' && opKey(p) === opKey(s) && opKey(s))
+  // Failed attempts by operation, so a span is compared with its own operation's failures only.
+  const failures = groupBy(spans, (p) => (p.status_code === 'ERROR' && opKey(p)) || undefined)
+  const failedBefore = (s: ViewSpan) => (failures.get(opKey(s)) ?? []).filter((p) => p !== s && p.end_ms <= s.start_ms + 1)
 
   // Tools: a choice, or a retry of the same tool after it failed.
   for (const s of spans.filter((x) => x.span_type === 'tool')) {
@@ -144,7 +153,10 @@ export function precedes(byId: Map<string, ViewSpan>, a: { span: ViewSpan; seq: 
 
 function assemble(view: TraceView, drafts: Draft[]): DecisionTrace {
   const byId = new Map(view.spans.map((s) => [s.span_id, s]))
-  const sorted = [...drafts].sort((a, b) => a.span.start_ms - b.span.start_ms || a.seq - b.seq).map((d, i) => ({ ...d, seq: i }))
+  const sorted = [...drafts]
+    .sort((a, b) => a.span.start_ms - b.span.start_ms || a.seq - b.seq)
+    .slice(0, MAX_DECISIONS)
+    .map((d, i) => ({ ...d, seq: i }))
   const nodes: DecisionNode[] = sorted.map((d, i) => ({ id: `d${i + 1}`, span_id: d.span_id, decision: d.decision, chosen: d.chosen, alternatives: d.alternatives, basis: d.basis, confidence: round(d.confidence) }))
   const n = sorted.length
   const before = sorted.map((a) => sorted.map((b) => a !== b && precedes(byId, a, b)))

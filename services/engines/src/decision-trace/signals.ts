@@ -33,8 +33,15 @@ export function offeredTools(s: ViewSpan): string[] {
   return [...new Set(out.filter(Boolean))]
 }
 
-/** Tool calls the model asked for in its response. */
+const requested = new WeakMap<ViewSpan, Array<{ name: string; arguments: string }>>()
+/** Tool calls the model asked for in its response (read once per span: the engines ask it of every earlier call for every tool span). */
 export function requestedTools(s: ViewSpan): Array<{ name: string; arguments: string }> {
+  let hit = requested.get(s)
+  if (!hit) requested.set(s, (hit = readRequestedTools(s)))
+  return hit
+}
+
+function readRequestedTools(s: ViewSpan): Array<{ name: string; arguments: string }> {
   const a = s.attributes
   const out: Array<{ name: string; arguments: string }> = []
   const msgs = parseJson(a['gen_ai.output.messages'])

@@ -53,7 +53,9 @@ function spanOutput(s: ViewSpan): string {
 }
 
 const words = (t: string) => new Set(t.toLowerCase().match(/[a-z0-9]+/g) ?? [])
+/** Each span's prompt and output words, read once (every later call is compared with every earlier one). */
 const promptWords = new WeakMap<ViewSpan, Set<string>>()
+const outputWords = new WeakMap<ViewSpan, string[]>()
 
 /**
  * A call made about the reply rather than to produce it (a title, tags, a guard or
@@ -67,7 +69,8 @@ function isSideCall(s: ViewSpan, earlier: ViewSpan[]): boolean {
   return earlier.some((e) => {
     if (e.end_ms > s.start_ms + 1) return false
     if (e === s) return false
-    const w = [...words(spanOutput(e))]
+    let w = outputWords.get(e)
+    if (!w) outputWords.set(e, (w = [...words(spanOutput(e))]))
     return w.length >= 5 && w.filter((x) => prompt!.has(x)).length >= 0.8 * w.length
   })
 }
@@ -88,7 +91,7 @@ export function finalOutput(view: TraceView): { text: string; span_id: string } 
   const agent = byEnd.find((s) => (s.span_type === 'agent' || s.span_type === 'chain') && spanOutput(s))
   if (agent) return { text: spanOutput(agent), span_id: agent.span_id }
   const llms = view.spans.filter((s) => s.span_type === 'llm' && spanOutput(s))
-  const main = llms.filter((s) => !isSideCall(s, llms)).sort((a, b) => b.end_ms - a.end_ms)[0]
+  const main = llms.sort((a, b) => b.end_ms - a.end_ms).find((s) => !isSideCall(s, llms))
   if (main) return { text: spanOutput(main), span_id: main.span_id }
   const root = roots.find((r) => spanOutput(r))
   return root ? { text: spanOutput(root), span_id: root.span_id } : null
