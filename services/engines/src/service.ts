@@ -113,11 +113,10 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
           contextFor,
           retry: { attempts: config.SVC_ENGINE_RETRY_ATTEMPTS, baseDelayMs: config.SVC_ENGINE_RETRY_BASE_MS },
           concurrency: config.SVC_ENGINE_CONCURRENCY,
+          maxTraceSpans: config.SVC_ENGINE_MAX_TRACE_SPANS,
           background,
-          sampling: {
-            sampler: new BacklogSampler({ configuredRate: config.SVC_ENGINE_SAMPLE_RATE, maxLagMs: config.SVC_ENGINE_MAX_LAG_SECONDS * 1000 }),
-            defaultRetentionHours: config.SVC_DEFAULT_RETENTION_HOURS,
-          },
+          sampling: { sampler: new BacklogSampler({ configuredRate: config.SVC_ENGINE_SAMPLE_RATE, maxLagMs: config.SVC_ENGINE_MAX_LAG_SECONDS * 1000 }) },
+          defaultRetentionHours: config.SVC_DEFAULT_RETENTION_HOURS,
           // Ingestion health reads it; a process that stops stops renewing it.
           publish: (status) => publishSamplingStatus(deps.cache, name, status, 60_000),
           log: log.child({ engine: name }),

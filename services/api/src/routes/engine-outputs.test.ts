@@ -52,6 +52,11 @@ describe('engine endpoints: sampling', () => {
     expect(await get(SKIPPED, 'decision-trace')).toMatchObject({ nodes: [], computed_at: null, skipped: null, sampled: null })
   })
 
+  it('a trace too large to analyse says so, with no sample (it was in every one)', async () => {
+    await recordSkippedTraces(h.store, [skip(SKIPPED, 'decision_trace', 1, Date.now(), 'too_large')])
+    expect(await get(SKIPPED, 'decision-trace')).toMatchObject({ nodes: [], computed_at: null, skipped: 'too_large', sampled: null })
+  })
+
   it('a result says the sample it was computed in, and is served even when a later analysis of the trace was skipped', async () => {
     const now = Date.now()
     await h.store.insert('engine_results_v1', [

@@ -13,7 +13,7 @@
 import { Hono, type Context } from 'hono'
 import { z } from 'zod'
 import type { ControlState } from '@svc/shared/control/state'
-import { SAMPLE_REASONS, type SampleDecision } from '@svc/shared/domain/engine-sampling'
+import { SAMPLE_REASONS, SKIP_REASONS, type SampleDecision, type SkipReason } from '@svc/shared/domain/engine-sampling'
 import { ANALYSIS_MODES } from '@svc/shared/domain/semantic-model'
 import { retentionFloorNs } from '@svc/shared/domain/retention'
 import { notFound } from '@svc/shared/http/errors'
@@ -45,12 +45,14 @@ function provenance(results: LatestEngineResult[]) {
  * rate when two engines make the body); of a trace every engine skipped, the one it
  * fell outside, with the reason as `skipped`.
  */
-function sampling(results: LatestEngineResult[], skips: EngineSkip[]): { sampled: SampleDecision | null; skipped: SampleDecision['reason'] } {
+function sampling(results: LatestEngineResult[], skips: EngineSkip[]): { sampled: SampleDecision | null; skipped: SkipReason | null } {
   const lowest = <T>(xs: T[], rate: (x: T) => number) => xs.reduce<T | null>((a, b) => (a === null || rate(b) < rate(a) ? b : a), null)
   if (results.length) {
     const samples = results.map((r) => (r.payload as { sampled?: SampleDecision | null }).sampled ?? null).filter((x) => x !== null)
     return { sampled: lowest(samples, (x) => x.rate), skipped: null }
   }
+  // A trace too large to analyse was in every sample: it says so rather than a rate.
+  if (skips.some((s) => s.reason === 'too_large')) return { sampled: null, skipped: 'too_large' }
   const skip = lowest(skips, (x) => x.sample_rate)
   if (!skip) return { sampled: null, skipped: null }
   const reason = skip.reason === 'backlog' ? 'backlog' : 'configured'
@@ -69,7 +71,10 @@ const Provenance = {
     .object({ rate: z.number(), reason: z.enum(SAMPLE_REASONS) })
     .nullable()
     .describe('the sample of traces the engine analysed (backlog: it was behind; configured: SVC_ENGINE_SAMPLE_RATE); null: every trace'),
-  skipped: z.enum(SAMPLE_REASONS).nullable().describe('not computed because the trace fell outside the sample, and why; null otherwise'),
+  skipped: z
+    .enum(SKIP_REASONS)
+    .nullable()
+    .describe('not computed because the trace fell outside the sample (backlog, configured), or has more spans than SVC_ENGINE_MAX_TRACE_SPANS (too_large); null otherwise'),
 }
 const Claim = z
   .object({

@@ -14,7 +14,7 @@
 import { engineResultV1, type EngineResultRecord } from '@svc/shared/bus/records'
 import { isStorableUuid, type ConsumerSpec, type Delivered, type Rejection } from '@svc/shared/bus/run-consumer'
 import { GROUPS, TOPICS } from '@svc/shared/bus/topics'
-import type { SampleReason } from '@svc/shared/domain/engine-sampling'
+import { SKIP_REASONS, type SkipReason } from '@svc/shared/domain/engine-sampling'
 import type { Logger } from '@svc/shared/log'
 import { insertFlags, type FlagRow } from '@svc/shared/store/queries/alignment'
 import { insertEngineResults, insertTraceScores, recordSkippedTraces, type EngineSkipRow, type TraceScoreRow } from '@svc/shared/store/queries/engine-results'
@@ -25,7 +25,7 @@ import type { Store } from '@svc/shared/store/types'
 export const SKIPPED_MODE = 'skipped'
 export interface SkippedPayload {
   trace_id: string
-  skipped: SampleReason
+  skipped: SkipReason
   sample_rate: number
 }
 
@@ -129,7 +129,7 @@ function skipRow(r: EngineResultRecord): EngineSkipRow {
     workspace_id: r.workspace_id,
     trace_id: r.trace_id,
     engine: r.engine,
-    reason: p.skipped === 'backlog' ? 'backlog' : 'configured',
+    reason: SKIP_REASONS.find((r) => r === p.skipped) ?? 'configured',
     sample_rate: Number(p.sample_rate ?? 0),
     skipped_at: String(r.computed_at_ms),
     expires_at: r.expires_at_s,

@@ -54,10 +54,10 @@ async function storeTrace(ws: string, id: string, spans = 3) {
     })),
   )
 }
-const job = (ws: string, id: string, completedAt = Date.now(), engine: TraceEngine = 'decision_trace') =>
+const job = (ws: string, id: string, completedAt = Date.now(), engine: TraceEngine = 'decision_trace', spanCount = 3) =>
   ({
     topic: engineJobsTopic(engine), partition: 0, offset: String(n++), key: null, timestamp: Date.now(),
-    value: traceCompletedV1.encode({ org_id: ws === WS ? ORG : OTHER_ORG, workspace_id: ws, project_id: 'p', trace_id: id, span_count: 3, trace_start_unix_nano: 1, trace_end_unix_nano: 2, last_span_received_at_ms: 1, completed_at_ms: completedAt, engine }),
+    value: traceCompletedV1.encode({ org_id: ws === WS ? ORG : OTHER_ORG, workspace_id: ws, project_id: 'p', trace_id: id, span_count: spanCount, trace_start_unix_nano: 1, trace_end_unix_nano: 2, last_span_received_at_ms: 1, completed_at_ms: completedAt, engine }),
   }) as ConsumedRecord
 
 async function readAll(topic: string): Promise<ConsumedRecord[]> {
@@ -225,7 +225,7 @@ describe('engine worker', () => {
       })),
     )
     const sampler = new BacklogSampler({ configuredRate: 1, maxLagMs: 10_000 })
-    const worker = engineConsumer({ ...deps(engine), now: () => t, sampling: { sampler, defaultRetentionHours: 24 } })
+    const worker = engineConsumer({ ...deps(engine), now: () => t, sampling: { sampler }, defaultRetentionHours: 24 })
     const handle = consumerBatchHandler(bus, worker)
     const resultsBefore = (await readAll(TOPICS.engineResults)).length
     for (let i = 0; i < burst.length; i += 100)
@@ -278,7 +278,7 @@ describe('engine worker', () => {
     const ids = Array.from({ length: 40 }, (_, i) => (0xc000 + i).toString(16).padStart(32, 'c'))
     await Promise.all(ids.map((id) => storeTrace(WS, id, 1)))
     const before = (await readAll(TOPICS.engineResults)).length
-    const run = () => consumerBatchHandler(bus, engineConsumer({ ...deps(e.definition), sampling: { sampler: new BacklogSampler({ configuredRate: 0.5, maxLagMs: 0 }), defaultRetentionHours: 24 } }))(ids.map((id) => job(WS, id)))
+    const run = () => consumerBatchHandler(bus, engineConsumer({ ...deps(e.definition), sampling: { sampler: new BacklogSampler({ configuredRate: 0.5, maxLagMs: 0 }) }, defaultRetentionHours: 24 }))(ids.map((id) => job(WS, id)))
     await run()
     await consumerBatchHandler(bus, resultSinkConsumer(store, log))((await readAll(TOPICS.engineResults)).slice(before))
     const first = [...e.calls].sort()
@@ -290,6 +290,18 @@ describe('engine worker', () => {
     expect([...e.calls].sort()).toEqual(first)
     const skipped = ids.find((id) => samplePoint(id) >= 0.5)!
     expect((await latestEngineSkips(store, WS, skipped, ['decision_trace'])).get('decision_trace')).toMatchObject({ reason: 'configured', sample_rate: 0.5 })
+  }, 60_000)
+
+  it('skips a trace with more spans than the bound as too_large, before loading it, and the sink records why', async () => {
+    const e = countingEngine('decision_trace')
+    const [small, large] = [(0xd001).toString(16).padStart(32, 'd'), (0xd002).toString(16).padStart(32, 'd')]
+    await Promise.all([storeTrace(WS, small, 3), storeTrace(WS, large, 5)])
+    const before = (await readAll(TOPICS.engineResults)).length
+    await consumerBatchHandler(bus, engineConsumer({ ...deps(e.definition), maxTraceSpans: 4, defaultRetentionHours: 24 }))([job(WS, small), job(WS, large, Date.now(), 'decision_trace', 5)])
+    expect(e.calls).toEqual([small])
+    await consumerBatchHandler(bus, resultSinkConsumer(store, log))((await readAll(TOPICS.engineResults)).slice(before))
+    expect((await latestEngineSkips(store, WS, large, ['decision_trace'])).get('decision_trace')).toMatchObject({ reason: 'too_large', sample_rate: 1 })
+    expect((await latestEngineSkips(store, WS, small, ['decision_trace'])).size).toBe(0)
   }, 60_000)
 
   it('drops a job whose trace has aged out, without failing', async () => {

@@ -22,7 +22,7 @@ import { engineGroup, engineJobsTopic, TOPICS } from '@svc/shared/bus/topics'
 import type { BatchContext, Bus, ConsumedRecord, OutgoingRecord, Subscription } from '@svc/shared/bus/types'
 import type { BackgroundLane } from '@svc/shared/background-lane'
 import type { ControlState } from '@svc/shared/control/state'
-import type { EngineSamplingStatus, SampleDecision } from '@svc/shared/domain/engine-sampling'
+import type { EngineSamplingStatus, SkipReason } from '@svc/shared/domain/engine-sampling'
 import { engineAllowed } from '@svc/shared/domain/engines'
 import { workspaceRetentionHours } from '@svc/shared/domain/retention'
 import { mapBounded } from '@svc/shared/concurrency'
@@ -60,12 +60,15 @@ export interface WorkerDeps {
    * the time assembly leaves free rather than racing it for the cores and the store.
    */
   background?: BackgroundLane
+  /**
+   * SVC_ENGINE_MAX_TRACE_SPANS: a trace with more spans (its job's span_count) is skipped as too_large before
+   * anything is loaded; absent: no bound.
+   */
+  maxTraceSpans?: number
   /** Which sample of the traces to analyse (sampling.ts); absent: every trace, however late. */
-  sampling?: {
-    sampler: BacklogSampler
-    /** The deployment's retention, for the expiry of a skipped trace's row (its workspace's own window wins). */
-    defaultRetentionHours: number
-  }
+  sampling?: { sampler: BacklogSampler }
+  /** The deployment's retention, for the expiry of a skipped trace's row (its workspace's own window wins). */
+  defaultRetentionHours?: number
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -93,7 +96,7 @@ function traceIdOf(record: ConsumedRecord): string {
 }
 
 type Job = { job: TraceCompletedRecord; record: ConsumedRecord }
-type Skip = Job & { decision: SampleDecision }
+type Skip = Job & { decision: { rate: number; reason: SkipReason | null } }
 
 /** One engine's worker as a consumer (group engine-<name>), run by runConsumer; its job counts are in `tally`, for whoever runs it to flush. */
 export function engineConsumer(deps: WorkerDeps & { maxBatchRecords?: number }): ConsumerSpec<TraceCompletedRecord> & { tally: JobTally } {
@@ -153,14 +156,16 @@ function planBatch(deps: WorkerDeps, batch: Array<Delivered<TraceCompletedRecord
     if (!run) engineJobsCounter.inc({ engine: engine.name, outcome: 'skipped' })
     return run
   })
+  const tooLarge = (j: Job) => deps.maxTraceSpans !== undefined && j.job.span_count > deps.maxTraceSpans
+  const skipped: Skip[] = live.filter(tooLarge).map((j) => ({ ...j, decision: { rate: 1, reason: 'too_large' } }))
+  const fit = skipped.length ? live.filter((j) => !tooLarge(j)) : live
   const sampler = deps.sampling?.sampler
-  if (!sampler || live.length === 0) return { kept: live, skipped: [] }
+  if (!sampler || fit.length === 0) return { kept: fit, skipped }
   // The lag is the wait of the batch's oldest job on the topic (a replayed job waits from its replay).
   const now = (deps.now ?? Date.now)()
-  const decision = sampler.observe(now - Math.min(...live.map((j) => j.record.timestamp)), now)
+  const decision = sampler.observe(now - Math.min(...fit.map((j) => j.record.timestamp)), now)
   const kept: Job[] = []
-  const skipped: Skip[] = []
-  for (const j of live) {
+  for (const j of fit) {
     if (inSample(j.job.trace_id, decision.rate)) kept.push(j)
     else skipped.push({ ...j, decision })
   }
@@ -193,7 +198,7 @@ function batchAnalysis(deps: WorkerDeps, tally: JobTally) {
     const at = now()
     out.results.push(...skipped.map((s) => skipRecord(deps, s, at)))
     for (const { job } of skipped) out.counts.push([job.workspace_id, 'skipped', 1])
-    if (skipped.length) engineJobsCounter.inc({ engine: deps.engine.name, outcome: 'sampled_out' }, skipped.length)
+    for (const { decision } of skipped) engineJobsCounter.inc({ engine: deps.engine.name, outcome: decision.reason === 'too_large' ? 'too_large' : 'sampled_out' })
     // Results and skips before the runs that report them, and the failed jobs' dead letters
     // (written by the runner) after both: a crash in between re-runs the batch, never loses it.
     if (out.results.length) await deps.bus.produce(TOPICS.engineResults, out.results)
@@ -281,7 +286,7 @@ async function analyseWorkspace(deps: WorkerDeps, workspaceId: string, group: Jo
  * payload says why, at which rate, landed in engine_skips_v1 (result-sink.ts).
  */
 function skipRecord(deps: WorkerDeps, { job, decision }: Skip, atMs: number): OutgoingRecord {
-  const hours = workspaceRetentionHours(deps.state, job.workspace_id, deps.sampling?.defaultRetentionHours ?? 0)
+  const hours = workspaceRetentionHours(deps.state, job.workspace_id, deps.defaultRetentionHours ?? 0)
   const payload: SkippedPayload = { trace_id: job.trace_id, skipped: decision.reason ?? 'configured', sample_rate: decision.rate }
   return {
     key: traceKey(job.workspace_id, job.trace_id),

@@ -15,6 +15,14 @@ export interface SampleDecision {
   reason: SampleReason | null
 }
 
+/**
+ * Why an engine skipped a trace: outside the sample (above), or too_large: more spans
+ * than SVC_ENGINE_MAX_TRACE_SPANS, so it was never loaded (a trace id a producer
+ * reuses forever must not take a worker's memory).
+ */
+export const SKIP_REASONS = [...SAMPLE_REASONS, 'too_large'] as const
+export type SkipReason = (typeof SKIP_REASONS)[number]
+
 export interface EngineSamplingStatus extends SampleDecision {
   /** How long the oldest job of the worker's last batch waited on the jobs topic (0 when idle). */
   lag_ms: number
