@@ -54,10 +54,10 @@ async function storeTrace(ws: string, id: string, spans = 3) {
     })),
   )
 }
-const job = (ws: string, id: string, completedAt = Date.now(), engine: TraceEngine = 'decision_trace', spanCount = 3) =>
+const job = (ws: string, id: string, completedAt = Date.now(), engine: TraceEngine = 'decision_trace') =>
   ({
     topic: engineJobsTopic(engine), partition: 0, offset: String(n++), key: null, timestamp: Date.now(),
-    value: traceCompletedV1.encode({ org_id: ws === WS ? ORG : OTHER_ORG, workspace_id: ws, project_id: 'p', trace_id: id, span_count: spanCount, trace_start_unix_nano: 1, trace_end_unix_nano: 2, last_span_received_at_ms: 1, completed_at_ms: completedAt, engine }),
+    value: traceCompletedV1.encode({ org_id: ws === WS ? ORG : OTHER_ORG, workspace_id: ws, project_id: 'p', trace_id: id, span_count: 3, trace_start_unix_nano: 1, trace_end_unix_nano: 2, last_span_received_at_ms: 1, completed_at_ms: completedAt, engine }),
   }) as ConsumedRecord
 
 async function readAll(topic: string): Promise<ConsumedRecord[]> {
@@ -292,12 +292,13 @@ describe('engine worker', () => {
     expect((await latestEngineSkips(store, WS, skipped, ['decision_trace'])).get('decision_trace')).toMatchObject({ reason: 'configured', sample_rate: 0.5 })
   }, 60_000)
 
-  it('skips a trace with more spans than the bound as too_large, before loading it, and the sink records why', async () => {
+  it('skips a trace with more stored spans than the bound as too_large, before loading it, and the sink records why', async () => {
     const e = countingEngine('decision_trace')
     const [small, large] = [(0xd001).toString(16).padStart(32, 'd'), (0xd002).toString(16).padStart(32, 'd')]
     await Promise.all([storeTrace(WS, small, 3), storeTrace(WS, large, 5)])
     const before = (await readAll(TOPICS.engineResults)).length
-    await consumerBatchHandler(bus, engineConsumer({ ...deps(e.definition), maxTraceSpans: 4, defaultRetentionHours: 24 }))([job(WS, small), job(WS, large, Date.now(), 'decision_trace', 5)])
+    // Both jobs say 3 spans, as a re-opened trace's job counts only the spans since it re-opened: the store is asked.
+    await consumerBatchHandler(bus, engineConsumer({ ...deps(e.definition), maxTraceSpans: 4, defaultRetentionHours: 24 }))([job(WS, small), job(WS, large)])
     expect(e.calls).toEqual([small])
     await consumerBatchHandler(bus, resultSinkConsumer(store, log))((await readAll(TOPICS.engineResults)).slice(before))
     expect((await latestEngineSkips(store, WS, large, ['decision_trace'])).get('decision_trace')).toMatchObject({ reason: 'too_large', sample_rate: 1 })

@@ -28,7 +28,7 @@ import { workspaceRetentionHours } from '@svc/shared/domain/retention'
 import { mapBounded } from '@svc/shared/concurrency'
 import type { Logger } from '@svc/shared/log'
 import { engineBacklogSeconds, engineJobsCounter, engineSampleRate } from '@svc/shared/metrics'
-import { spansOfTraces, type EngineInputSpan } from '@svc/shared/store/queries/engine-results'
+import { spansOfTraces, storedSpanCounts, type EngineInputSpan } from '@svc/shared/store/queries/engine-results'
 import { recordEngineRuns, type EngineRun } from '@svc/shared/store/queries/ingestion-health'
 import type { Store } from '@svc/shared/store/types'
 import { traceViewFromRows } from '../trace-view.js'
@@ -60,10 +60,7 @@ export interface WorkerDeps {
    * the time assembly leaves free rather than racing it for the cores and the store.
    */
   background?: BackgroundLane
-  /**
-   * SVC_ENGINE_MAX_TRACE_SPANS: a trace with more spans (its job's span_count) is skipped as too_large before
-   * anything is loaded; absent: no bound.
-   */
+  /** SVC_ENGINE_MAX_TRACE_SPANS: a trace with more stored spans is skipped as too_large before its spans are loaded; absent: no bound. */
   maxTraceSpans?: number
   /** Which sample of the traces to analyse (sampling.ts); absent: every trace, however late. */
   sampling?: { sampler: BacklogSampler }
@@ -156,16 +153,14 @@ function planBatch(deps: WorkerDeps, batch: Array<Delivered<TraceCompletedRecord
     if (!run) engineJobsCounter.inc({ engine: engine.name, outcome: 'skipped' })
     return run
   })
-  const tooLarge = (j: Job) => deps.maxTraceSpans !== undefined && j.job.span_count > deps.maxTraceSpans
-  const skipped: Skip[] = live.filter(tooLarge).map((j) => ({ ...j, decision: { rate: 1, reason: 'too_large' } }))
-  const fit = skipped.length ? live.filter((j) => !tooLarge(j)) : live
   const sampler = deps.sampling?.sampler
-  if (!sampler || fit.length === 0) return { kept: fit, skipped }
+  if (!sampler || live.length === 0) return { kept: live, skipped: [] }
   // The lag is the wait of the batch's oldest job on the topic (a replayed job waits from its replay).
   const now = (deps.now ?? Date.now)()
-  const decision = sampler.observe(now - Math.min(...fit.map((j) => j.record.timestamp)), now)
+  const decision = sampler.observe(now - Math.min(...live.map((j) => j.record.timestamp)), now)
   const kept: Job[] = []
-  for (const j of fit) {
+  const skipped: Skip[] = []
+  for (const j of live) {
     if (inSample(j.job.trace_id, decision.rate)) kept.push(j)
     else skipped.push({ ...j, decision })
   }
@@ -210,11 +205,26 @@ function batchAnalysis(deps: WorkerDeps, tally: JobTally) {
   }
 }
 
+/**
+ * The jobs whose traces hold at most maxTraceSpans stored spans; the others are skipped as too_large. Counted in
+ * the store, not taken from the job: a re-opened trace's job counts only the spans since it re-opened.
+ */
+async function withinSpanBound(deps: WorkerDeps, workspaceId: string, group: Job[], out: BatchOutput): Promise<Job[]> {
+  const max = deps.maxTraceSpans
+  if (max === undefined) return group
+  const counts = await storedSpanCounts(deps.store, workspaceId, group.map((g) => g.job.trace_id))
+  const fits = (j: Job) => (counts.get(j.job.trace_id) ?? 0) <= max
+  for (const j of group) if (!fits(j)) out.skipped.push({ ...j, decision: { rate: 1, reason: 'too_large' } })
+  return group.filter(fits)
+}
+
 /** One workspace's jobs of a batch: their spans in one query, its context once, then each job. */
-async function analyseWorkspace(deps: WorkerDeps, workspaceId: string, group: Job[], out: BatchOutput): Promise<void> {
+async function analyseWorkspace(deps: WorkerDeps, workspaceId: string, all: Job[], out: BatchOutput): Promise<void> {
   const { engine, log } = deps
   const now = deps.now ?? Date.now
   const sampler = deps.sampling?.sampler
+  const group = await withinSpanBound(deps, workspaceId, all, out)
+  if (!group.length) return
   const spans = await spansOfTraces(deps.store, workspaceId, group.map((g) => g.job.trace_id))
   const byTrace = new Map<string, EngineInputSpan[]>()
   for (const s of spans) {

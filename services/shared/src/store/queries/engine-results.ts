@@ -27,6 +27,19 @@ export interface EngineInputSpan {
   expires_at_s: number
 }
 
+/** Stored span rows of each of the given traces (copies of a span count each: a bound, not the span count); only the ids are read. */
+export async function storedSpanCounts(store: Store, workspaceId: string, traceIds: string[]): Promise<Map<string, number>> {
+  if (traceIds.length === 0) return new Map()
+  const rows = await store.query<{ trace_id: string; n: number }>(
+    `SELECT trace_id, count() AS n FROM spans_v1
+WHERE workspace_id = {ws:UUID} AND trace_id IN {ids:Array(String)} AND expires_at > now()
+GROUP BY trace_id`,
+    { ws: workspaceId, ids: traceIds },
+    { tag: 'engines.trace-span-counts' },
+  )
+  return new Map(rows.map((r) => [r.trace_id, Number(r.n)]))
+}
+
 /** All spans of the given traces of one workspace, newest copy of each span. */
 export async function spansOfTraces(store: Store, workspaceId: string, traceIds: string[]): Promise<EngineInputSpan[]> {
   if (traceIds.length === 0) return []
