@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { spanCountOf, TraceTracker, type ObservedTrace } from './trace-tracker.js'
+import { MAX_TRACKED_SPAN_IDS, spanCountOf, TraceTracker, type ObservedTrace } from './trace-tracker.js'
 
 /** A trace as a batch with one of its spans stores it. */
 const span = (trace: string, id: string, receivedMs: number, startNs = 100n, endNs = 200n): ObservedTrace => ({
@@ -38,6 +38,17 @@ describe('TraceTracker', () => {
     t.observe(span('a', '1', 0), 0)
     t.observe(span('a', '1', 0), 0)
     expect(spanCountOf(t.takeCompleted(10_000)[0]!)).toBe(1)
+  })
+
+  it('keeps at most MAX_TRACKED_SPAN_IDS ids of a trace that never goes quiet, and counts the spans past them', () => {
+    const t = new TraceTracker(5000)
+    const ids = (from: number, n: number) => Array.from({ length: n }, (_, i) => String(from + i))
+    t.observe({ ...span('a', '0', 0), spanIds: ids(0, MAX_TRACKED_SPAN_IDS) }, 0)
+    // A redelivered kept id is still told apart; ids past the bound are counted.
+    t.observe({ ...span('a', '0', 1), spanIds: ['5', ...ids(MAX_TRACKED_SPAN_IDS, 1000)] }, 1)
+    const [done] = t.takeCompleted(10_000)
+    expect(done!.spanIds.size).toBe(MAX_TRACKED_SPAN_IDS)
+    expect(spanCountOf(done!)).toBe(MAX_TRACKED_SPAN_IDS + 1000)
   })
 
   it("takes a batch's spans of a trace at once, each counted once across batches", () => {

@@ -13,6 +13,8 @@ export interface OpenTrace {
   project_id: string
   trace_id: string
   spanIds: Set<string>
+  /** Spans seen past the MAX_TRACKED_SPAN_IDS kept ids: counted, not told apart (a copy may count twice). */
+  untrackedSpans?: number
   /** Spans known from storage when the trace was recovered after a restart. */
   recoveredSpanCount: number
   startNs: bigint
@@ -32,6 +34,20 @@ export interface ObservedTrace {
   startNs: bigint
   endNs: bigint
   receivedMs: number
+}
+
+/**
+ * Span ids one open trace keeps to count its distinct spans: a producer that sends one trace id without
+ * a pause never lets it go quiet, and its ids must not grow the assembler's memory without end
+ * (past this a span is counted, a few MB of ids per trace at most).
+ */
+export const MAX_TRACKED_SPAN_IDS = 100_000
+
+/** Adds span ids to a trace's set, counting those past the bound. */
+function track(t: OpenTrace, ids: Iterable<string>): void {
+  for (const id of ids)
+    if (t.spanIds.size < MAX_TRACKED_SPAN_IDS || t.spanIds.has(id)) t.spanIds.add(id)
+    else t.untrackedSpans = (t.untrackedSpans ?? 0) + 1
 }
 
 export class TraceTracker {
@@ -57,7 +73,7 @@ export class TraceTracker {
       }
       this.last = t
     }
-    for (const id of s.spanIds) t.spanIds.add(id)
+    track(t, s.spanIds)
     if (s.startNs < t.startNs) t.startNs = s.startNs
     if (s.endNs > t.endNs) t.endNs = s.endNs
     if (s.receivedMs > t.lastReceivedMs) t.lastReceivedMs = s.receivedMs
@@ -113,7 +129,8 @@ export class TraceTracker {
       const now = this.open.get(key)
       if (!now) this.open.set(key, t)
       else {
-        for (const id of t.spanIds) now.spanIds.add(id)
+        track(now, t.spanIds)
+        now.untrackedSpans = (now.untrackedSpans ?? 0) + (t.untrackedSpans ?? 0)
         now.recoveredSpanCount = Math.max(now.recoveredSpanCount, t.recoveredSpanCount)
         if (t.startNs < now.startNs) now.startNs = t.startNs
         if (t.endNs > now.endNs) now.endNs = t.endNs
@@ -122,4 +139,4 @@ export class TraceTracker {
   }
 }
 
-export const spanCountOf = (t: OpenTrace) => Math.max(t.spanIds.size, t.recoveredSpanCount)
+export const spanCountOf = (t: OpenTrace) => Math.max(t.spanIds.size + (t.untrackedSpans ?? 0), t.recoveredSpanCount)
