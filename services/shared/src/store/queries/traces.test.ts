@@ -235,6 +235,14 @@ describe('getTrace', () => {
     for (const k of ['span_id', 'parent_span_id', 'name', 'kind', 'start_time', 'duration_ms', 'status_code', 'attributes']) expect(llm).toHaveProperty(k)
   })
 
+  it('carries at most maxSpans spans, the earliest, with span_count and the totals over all of them', async () => {
+    const whole = await getTrace(store, { workspaceId: WS, traceId: A })
+    expect(whole).toMatchObject({ span_count: 3, spans_truncated: false })
+    const t = await getTrace(store, { workspaceId: WS, traceId: A, maxSpans: 2 })
+    expect(t!.spans.map((s) => s.span_id)).toEqual([sid('a', 1), sid('a', 2)])
+    expect(t).toMatchObject({ span_count: 3, spans_truncated: true, start_time: whole!.start_time, duration_ms: 2000, total_cost_usd: 0.3, input_tokens: whole!.input_tokens, project_id: 'p1' })
+  })
+
   it('takes the start from a late, earlier span', async () => {
     const t = await getTrace(store, { workspaceId: WS, traceId: D })
     expect(t).toMatchObject({ start_time: nsToIso(at(2500)), duration_ms: 800, total_cost_usd: 0.03, grade: '' })

@@ -37,6 +37,8 @@ export interface TraceDetail {
   // Beyond the spec:
   end_time: string
   span_count: number
+  /** The spans are the first MAX_DETAIL_SPANS of span_count. */
+  spans_truncated: boolean
   input_tokens: number
   output_tokens: number
   score: number
@@ -106,68 +108,86 @@ interface SpanDbRow {
 }
 
 /**
+ * Spans a trace detail carries, at most: the earliest by start time. span_count and
+ * the totals are over all of them, and spans_truncated says when some were left out:
+ * a producer can send a million spans under one trace id, and one GET must not load
+ * them all into the process (nor send them to a browser).
+ */
+export const MAX_DETAIL_SPANS = 10_000
+
+/** The trace's spans, newest delivery of each (ReplacingMergeTree collapses duplicates only when parts merge). */
+const DEDUPED = (columns: string) => `SELECT ${columns}
+FROM spans_v1
+WHERE workspace_id = {ws:UUID} AND trace_id = {trace:String}
+ORDER BY span_id, received_at DESC
+LIMIT 1 BY span_id`
+
+interface TotalsDbRow {
+  span_count: number
+  start_ns: string
+  end_ns: string
+  cost_usd: number
+  input_tokens: number
+  output_tokens: number
+  project_id: string
+}
+
+/**
  * One trace with its spans, or null when it has none, or started before the
- * retention floor (a trace is inside the window whole or not at all).
- * Spans are de-duplicated by span_id keeping the newest delivery, since
- * ReplacingMergeTree collapses duplicates only when parts merge.
+ * retention floor (a trace is inside the window whole or not at all). The totals
+ * read only the small columns of every span; the spans, the first MAX_DETAIL_SPANS
+ * by start time.
  */
 export async function getTrace(
   store: Store,
-  q: { workspaceId: string; traceId: string; retentionFloorNs?: bigint | null },
+  q: { workspaceId: string; traceId: string; retentionFloorNs?: bigint | null; maxSpans?: number },
 ): Promise<TraceDetail | null> {
-  const params: Record<string, unknown> = { ws: q.workspaceId, trace: q.traceId }
-  const [rows, scores] = await Promise.all([
+  const params: Record<string, unknown> = { ws: q.workspaceId, trace: q.traceId, limit: q.maxSpans ?? MAX_DETAIL_SPANS }
+  const [totals, rows, scores] = await Promise.all([
+    store.query<TotalsDbRow>(
+      // The root span names the trace's project; a trace whose root has not arrived takes its earliest span's.
+      `SELECT count() AS span_count,
+    toString(min(toUnixTimestamp64Nano(start_time))) AS start_ns,
+    toString(max(toUnixTimestamp64Nano(end_time))) AS end_ns,
+    sum(cost_usd) AS cost_usd, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+    argMin(project_id, (parent_span_id != '', start_time, span_id)) AS project_id
+FROM (${DEDUPED('span_id, parent_span_id, project_id, start_time, end_time, cost_usd, input_tokens, output_tokens')})`,
+      params,
+      { tag: 'traces.detail.totals' },
+    ),
     store.query<SpanDbRow>(
-      `SELECT
-    span_id, parent_span_id, project_id, name, kind,
+      `SELECT * EXCEPT (start_time) FROM (${DEDUPED(`span_id, parent_span_id, project_id, name, kind,
     toString(toUnixTimestamp64Nano(start_time)) AS start_ns,
     toString(toUnixTimestamp64Nano(end_time)) AS end_ns,
     toString(duration_ns) AS duration_ns,
     status_code, status_message, service_name, scope_name, model,
     input_tokens, output_tokens, cost_usd,
-    attributes, resource_attributes, json_attribute_keys, events, links
-FROM spans_v1
-WHERE workspace_id = {ws:UUID} AND trace_id = {trace:String}
-ORDER BY span_id, received_at DESC
-LIMIT 1 BY span_id`,
+    attributes, resource_attributes, json_attribute_keys, events, links, start_time`)})
+ORDER BY start_time, span_id
+LIMIT {limit:UInt32}`,
       params,
       { tag: 'traces.detail.spans' },
     ),
     latestScores(store, q.workspaceId, [q.traceId], 'traces.detail.score'),
   ])
-  if (rows.length === 0) return null
-
-  const byStart = rows
-    .map((r) => ({ r, start: BigInt(r.start_ns), end: BigInt(r.end_ns) }))
-    .sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : a.r.span_id < b.r.span_id ? -1 : 1))
-  let start = byStart[0]!.start
+  const t = totals[0]
+  if (!t || Number(t.span_count) === 0) return null
+  const [start, end] = [BigInt(t.start_ns), BigInt(t.end_ns)]
   if (q.retentionFloorNs !== undefined && q.retentionFloorNs !== null && start < q.retentionFloorNs) return null
-  let end = byStart[0]!.end
-  let cost = 0
-  let input = 0
-  let output = 0
-  for (const { r, start: s, end: e } of byStart) {
-    if (s < start) start = s
-    if (e > end) end = e
-    cost += Number(r.cost_usd)
-    input += Number(r.input_tokens)
-    output += Number(r.output_tokens)
-  }
-  // The root span names the trace's project; a trace whose root has not arrived takes its earliest span's.
-  const root = byStart.find((x) => x.r.parent_span_id === '') ?? byStart[0]!
   const score = scores.get(q.traceId)
   return {
     trace_id: q.traceId,
-    project_id: root.r.project_id,
+    project_id: t.project_id,
     start_time: nsToIso(start),
     duration_ms: Math.round(nsDiffToMs(start, end)),
-    total_cost_usd: roundUsd(cost),
+    total_cost_usd: roundUsd(t.cost_usd),
     grade: score?.grade ?? '',
-    spans: byStart.map(({ r }) => spanOut(r)),
+    spans: rows.map(spanOut),
     end_time: nsToIso(end),
-    span_count: byStart.length,
-    input_tokens: input,
-    output_tokens: output,
+    span_count: Number(t.span_count),
+    spans_truncated: rows.length < Number(t.span_count),
+    input_tokens: Number(t.input_tokens),
+    output_tokens: Number(t.output_tokens),
     score: score?.score ?? 0,
     scorer_version: score?.scorer_version ?? '',
   }
