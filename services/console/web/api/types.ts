@@ -61,6 +61,8 @@ export interface TraceDetail {
   grade: string
   score?: number
   span_count?: number
+  /** The spans are the first 10,000 of span_count (docs/api.md "Trace detail"). */
+  spans_truncated?: boolean
   input_tokens?: number
   output_tokens?: number
   spans: TraceSpan[]

@@ -89,7 +89,13 @@ export function TracePage({ params }: PageProps) {
         <div><dt>Started</dt><dd>{fmtTime(t.start_time)}</dd></div>
         <div><dt>Duration</dt><dd>{fmtDuration(t.duration_ms)}</dd></div>
         <div><dt>Project</dt><dd>{t.project_id}</dd></div>
-        <div><dt>Spans</dt><dd>{fmtCount(t.spans.length)}{errors ? ` (${errors} failed)` : ''}</dd></div>
+        <div>
+          <dt>Spans</dt>
+          <dd>
+            {t.spans_truncated ? `the first ${fmtCount(t.spans.length)} of ${fmtCount(t.span_count ?? t.spans.length)}` : fmtCount(t.spans.length)}
+            {errors ? ` (${errors} failed)` : ''}
+          </dd>
+        </div>
         <div><dt>Tokens</dt><dd>{fmtCount((t.input_tokens ?? 0) + (t.output_tokens ?? 0))}</dd></div>
         <div><dt>Cost</dt><dd>{fmtUsd(t.total_cost_usd)}</dd></div>
       </dl>
