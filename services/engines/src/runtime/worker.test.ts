@@ -292,14 +292,19 @@ describe('engine worker', () => {
     expect((await latestEngineSkips(store, WS, skipped, ['decision_trace'])).get('decision_trace')).toMatchObject({ reason: 'configured', sample_rate: 0.5 })
   }, 60_000)
 
-  it('skips a trace with more stored spans than the bound as too_large, before loading it, and the sink records why', async () => {
+  it('skips a trace with more stored spans than the bound as too_large, before loading it, and loads the others in parts under it', async () => {
     const e = countingEngine('decision_trace')
-    const [small, large] = [(0xd001).toString(16).padStart(32, 'd'), (0xd002).toString(16).padStart(32, 'd')]
-    await Promise.all([storeTrace(WS, small, 3), storeTrace(WS, large, 5)])
+    const [small, large, other] = [0xd001, 0xd002, 0xd003].map((n) => n.toString(16).padStart(32, 'd')) as [string, string, string]
+    await Promise.all([storeTrace(WS, small, 3), storeTrace(WS, large, 5), storeTrace(WS, other, 3)])
     const before = (await readAll(TOPICS.engineResults)).length
-    // Both jobs say 3 spans, as a re-opened trace's job counts only the spans since it re-opened: the store is asked.
-    await consumerBatchHandler(bus, engineConsumer({ ...deps(e.definition), maxTraceSpans: 4, defaultRetentionHours: 24 }))([job(WS, small), job(WS, large)])
-    expect(e.calls).toEqual([small])
+    let loads = 0
+    const counted = Object.create(store) as Store
+    counted.query = (sql, params, opts) => ((loads += opts?.tag === 'engines.trace-spans' ? 1 : 0), store.query(sql, params, opts))
+    // Every job says 3 spans, as a re-opened trace's job counts only the spans since it re-opened: the store is asked.
+    await consumerBatchHandler(bus, engineConsumer({ ...deps(e.definition), store: counted, maxTraceSpans: 4, defaultRetentionHours: 24 }))([job(WS, small), job(WS, large), job(WS, other)])
+    expect([...e.calls].sort()).toEqual([small, other])
+    // 3 + 3 spans are over the bound of 4: two loads.
+    expect(loads).toBe(2)
     await consumerBatchHandler(bus, resultSinkConsumer(store, log))((await readAll(TOPICS.engineResults)).slice(before))
     expect((await latestEngineSkips(store, WS, large, ['decision_trace'])).get('decision_trace')).toMatchObject({ reason: 'too_large', sample_rate: 1 })
     expect((await latestEngineSkips(store, WS, small, ['decision_trace'])).size).toBe(0)

@@ -26,9 +26,10 @@ import type { EngineSamplingStatus, SkipReason } from '@svc/shared/domain/engine
 import { engineAllowed } from '@svc/shared/domain/engines'
 import { workspaceRetentionHours } from '@svc/shared/domain/retention'
 import { mapBounded } from '@svc/shared/concurrency'
+import { groupBy } from '@svc/shared/group-by'
 import type { Logger } from '@svc/shared/log'
 import { engineBacklogSeconds, engineJobsCounter, engineSampleRate } from '@svc/shared/metrics'
-import { spansOfTraces, storedSpanCounts, type EngineInputSpan } from '@svc/shared/store/queries/engine-results'
+import { spansOfTraces, storedSpanCounts } from '@svc/shared/store/queries/engine-results'
 import { recordEngineRuns, type EngineRun } from '@svc/shared/store/queries/ingestion-health'
 import type { Store } from '@svc/shared/store/types'
 import { traceViewFromRows } from '../trace-view.js'
@@ -206,32 +207,42 @@ function batchAnalysis(deps: WorkerDeps, tally: JobTally) {
 }
 
 /**
- * The jobs whose traces hold at most maxTraceSpans stored spans; the others are skipped as too_large. Counted in
- * the store, not taken from the job: a re-opened trace's job counts only the spans since it re-opened.
+ * The jobs whose traces hold at most maxTraceSpans stored spans, in parts whose spans are loaded together (at
+ * most maxTraceSpans a part, or one trace); the others are skipped as too_large. Counted in the store, not taken
+ * from the job: a re-opened trace's job counts only the spans since it re-opened.
  */
-async function withinSpanBound(deps: WorkerDeps, workspaceId: string, group: Job[], out: BatchOutput): Promise<Job[]> {
+async function loadParts(deps: WorkerDeps, workspaceId: string, group: Job[], out: BatchOutput): Promise<Job[][]> {
   const max = deps.maxTraceSpans
-  if (max === undefined) return group
+  if (max === undefined) return [group]
   const counts = await storedSpanCounts(deps.store, workspaceId, group.map((g) => g.job.trace_id))
-  const fits = (j: Job) => (counts.get(j.job.trace_id) ?? 0) <= max
-  for (const j of group) if (!fits(j)) out.skipped.push({ ...j, decision: { rate: 1, reason: 'too_large' } })
-  return group.filter(fits)
+  const parts: Job[][] = []
+  const part: Job[] = []
+  let inPart = 0
+  for (const j of group) {
+    const n = counts.get(j.job.trace_id) ?? 0
+    if (n > max) {
+      out.skipped.push({ ...j, decision: { rate: 1, reason: 'too_large' } })
+      continue
+    }
+    if (part.length && inPart + n > max) {
+      parts.push(part.splice(0))
+      inPart = 0
+    }
+    part.push(j)
+    inPart += n
+  }
+  if (part.length) parts.push(part)
+  return parts
 }
 
-/** One workspace's jobs of a batch: their spans in one query, its context once, then each job. */
+/** One workspace's jobs of a batch: its context once, then their spans a part at a time (loadParts), then each job. */
 async function analyseWorkspace(deps: WorkerDeps, workspaceId: string, all: Job[], out: BatchOutput): Promise<void> {
   const { engine, log } = deps
   const now = deps.now ?? Date.now
   const sampler = deps.sampling?.sampler
-  const group = await withinSpanBound(deps, workspaceId, all, out)
+  const parts = await loadParts(deps, workspaceId, all, out)
+  const group = parts.flat()
   if (!group.length) return
-  const spans = await spansOfTraces(deps.store, workspaceId, group.map((g) => g.job.trace_id))
-  const byTrace = new Map<string, EngineInputSpan[]>()
-  for (const s of spans) {
-    const list = byTrace.get(s.trace_id) ?? []
-    list.push(s)
-    byTrace.set(s.trace_id, list)
-  }
   // A context that cannot be built (a credential that no longer unseals) fails these jobs like a run would.
   const context = await withRetries(() => deps.contextFor(group[0]!.job.org_id, workspaceId), deps.retry)
   if (!context.ok) {
@@ -246,45 +257,48 @@ async function analyseWorkspace(deps: WorkerDeps, workspaceId: string, all: Job[
   const ctx = context.value
   let ok = 0
   let failures = 0
-  await mapBounded(group, deps.concurrency, async ({ job, record }) => {
-    // Checked again as the job starts: a batch that took long must not outlast the lag bound.
-    const decision = sampler?.observe(now() - record.timestamp, now())
-    if (decision && !inSample(job.trace_id, decision.rate)) return void out.skipped.push({ job, record, decision })
-    const rows = byTrace.get(job.trace_id)
-    // Aged out (or deleted) before its turn: nothing is left to analyse.
-    if (!rows) return engineJobsCounter.inc({ engine: engine.name, outcome: 'gone' })
-    const view = traceViewFromRows(workspaceId, job.trace_id, rows)
-    const outcome = await withRetries<EngineOutcome>(() => engine.run(view, ctx), deps.retry)
-    if (!outcome.ok) {
-      failures++
-      engineJobsCounter.inc({ engine: engine.name, outcome: 'failed' })
-      const error = outcome.error instanceof Error ? outcome.error.message : String(outcome.error)
-      log.warn({ workspace_id: workspaceId, trace_id: job.trace_id, attempts: outcome.attempts, error }, 'engine job failed; dead-lettered')
-      out.failed.push({ record, reason: error, cause: 'failed', workspaceId, orgId: job.org_id, attempts: outcome.attempts })
-      return
-    }
-    ok++
-    engineJobsCounter.inc({ engine: engine.name, outcome: 'ok' })
-    const o = outcome.value
-    out.results.push({
-      key: traceKey(workspaceId, job.trace_id),
-      value: engineResultV1.encode({
-        org_id: job.org_id,
-        workspace_id: workspaceId,
-        trace_id: job.trace_id,
-        engine: engine.name,
-        engine_version: engine.version,
-        mode: o.mode,
-        // The sample this result was computed in (null: every trace is analysed), served with it.
-        payload_json: JSON.stringify({ ...o.payload, sampled: decision?.reason ? { rate: decision.rate, reason: decision.reason } : null }),
-        extras_json: JSON.stringify(o.extras ?? {}),
-        llm_input_tokens: o.usage?.inputTokens ?? 0,
-        llm_output_tokens: o.usage?.outputTokens ?? 0,
-        computed_at_ms: now(),
-        expires_at_s: Math.max(...rows.map((r) => Number(r.expires_at_s))),
-      }),
+  for (const part of parts) {
+    const byTrace = groupBy(await spansOfTraces(deps.store, workspaceId, part.map((g) => g.job.trace_id)), (s) => s.trace_id)
+    await mapBounded(part, deps.concurrency, async ({ job, record }) => {
+      // Checked again as the job starts: a batch that took long must not outlast the lag bound.
+      const decision = sampler?.observe(now() - record.timestamp, now())
+      if (decision && !inSample(job.trace_id, decision.rate)) return void out.skipped.push({ job, record, decision })
+      const rows = byTrace.get(job.trace_id)
+      // Aged out (or deleted) before its turn: nothing is left to analyse.
+      if (!rows) return engineJobsCounter.inc({ engine: engine.name, outcome: 'gone' })
+      const view = traceViewFromRows(workspaceId, job.trace_id, rows)
+      const outcome = await withRetries<EngineOutcome>(() => engine.run(view, ctx), deps.retry)
+      if (!outcome.ok) {
+        failures++
+        engineJobsCounter.inc({ engine: engine.name, outcome: 'failed' })
+        const error = outcome.error instanceof Error ? outcome.error.message : String(outcome.error)
+        log.warn({ workspace_id: workspaceId, trace_id: job.trace_id, attempts: outcome.attempts, error }, 'engine job failed; dead-lettered')
+        out.failed.push({ record, reason: error, cause: 'failed', workspaceId, orgId: job.org_id, attempts: outcome.attempts })
+        return
+      }
+      ok++
+      engineJobsCounter.inc({ engine: engine.name, outcome: 'ok' })
+      const o = outcome.value
+      out.results.push({
+        key: traceKey(workspaceId, job.trace_id),
+        value: engineResultV1.encode({
+          org_id: job.org_id,
+          workspace_id: workspaceId,
+          trace_id: job.trace_id,
+          engine: engine.name,
+          engine_version: engine.version,
+          mode: o.mode,
+          // The sample this result was computed in (null: every trace is analysed), served with it.
+          payload_json: JSON.stringify({ ...o.payload, sampled: decision?.reason ? { rate: decision.rate, reason: decision.reason } : null }),
+          extras_json: JSON.stringify(o.extras ?? {}),
+          llm_input_tokens: o.usage?.inputTokens ?? 0,
+          llm_output_tokens: o.usage?.outputTokens ?? 0,
+          computed_at_ms: now(),
+          expires_at_s: Math.max(...rows.map((r) => Number(r.expires_at_s))),
+        }),
+      })
     })
-  })
+  }
   const at = now()
   if (ok) out.runs.push({ workspace_id: workspaceId, engine: engine.name, finished_at_ms: at, ok: true })
   if (failures) out.runs.push({ workspace_id: workspaceId, engine: engine.name, finished_at_ms: at, ok: false })
