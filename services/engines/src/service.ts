@@ -113,7 +113,7 @@ export async function startEngines(deps: EnginesDeps): Promise<{ close(): Promis
           contextFor,
           retry: { attempts: config.SVC_ENGINE_RETRY_ATTEMPTS, baseDelayMs: config.SVC_ENGINE_RETRY_BASE_MS },
           concurrency: config.SVC_ENGINE_CONCURRENCY,
-          maxTraceSpans: config.SVC_ENGINE_MAX_TRACE_SPANS,
+          maxTrace: { spans: config.SVC_ENGINE_MAX_TRACE_SPANS, bytes: config.SVC_ENGINE_MAX_TRACE_BYTES },
           background,
           sampling: { sampler: new BacklogSampler({ configuredRate: config.SVC_ENGINE_SAMPLE_RATE, maxLagMs: config.SVC_ENGINE_MAX_LAG_SECONDS * 1000 }) },
           defaultRetentionHours: config.SVC_DEFAULT_RETENTION_HOURS,

@@ -113,6 +113,7 @@ export const ConfigSchema = z
     SVC_ENGINE_SAMPLE_RATE: z.coerce.number().gt(0).max(1).default(1),
     SVC_ENGINE_MAX_LAG_SECONDS: z.coerce.number().int().nonnegative().default(300),
     SVC_ENGINE_MAX_TRACE_SPANS: z.coerce.number().int().positive().default(20_000),
+    SVC_ENGINE_MAX_TRACE_BYTES: z.coerce.number().int().positive().default(128 << 20),
     // LLM calls of the engines: per-call deadline and calls in flight per organization.
     SVC_ENGINE_LLM_TIMEOUT_MS: positiveInt.default(30_000),
     SVC_ENGINE_LLM_CONCURRENCY: positiveInt.default(4),

@@ -28,7 +28,7 @@ export const insertSeconds = new Histogram({
   registers: [processRegistry],
 })
 
-/** svc_engine_jobs_total{engine,outcome}: ok, failed (dead-lettered), skipped (engine off), sampled_out (outside the sample, engine_skips_v1), too_large (more spans than SVC_ENGINE_MAX_TRACE_SPANS, engine_skips_v1), gone (trace aged out). */
+/** svc_engine_jobs_total{engine,outcome}: ok, failed (dead-lettered), skipped (engine off), sampled_out (outside the sample, engine_skips_v1), too_large (larger than SVC_ENGINE_MAX_TRACE_SPANS or _BYTES, engine_skips_v1), gone (trace aged out). */
 export const engineJobsCounter = new Counter({
   name: 'svc_engine_jobs_total',
   help: 'Engine jobs by outcome',

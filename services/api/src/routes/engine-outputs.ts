@@ -74,7 +74,7 @@ const Provenance = {
   skipped: z
     .enum(SKIP_REASONS)
     .nullable()
-    .describe('not computed because the trace fell outside the sample (backlog, configured), or has more spans than SVC_ENGINE_MAX_TRACE_SPANS (too_large); null otherwise'),
+    .describe('not computed because the trace fell outside the sample (backlog, configured), or is larger than SVC_ENGINE_MAX_TRACE_SPANS or _BYTES (too_large); null otherwise'),
 }
 const Claim = z
   .object({

@@ -205,14 +205,21 @@ function textStatements(e: Evidence): Statement[] {
   return out
 }
 
+/**
+ * Statements read from one trace's evidence, at most (the first, in the evidence's order; the labelled sets'
+ * largest trace has under a hundred): thousands of tool results of thousands of facts each must not be read whole.
+ */
+const MAX_TRACE_STATEMENTS = 20_000
+
 export function statementsOf(evidence: Evidence[]): Statement[] {
   const out: Statement[] = []
   for (const e of evidence) {
+    if (out.length >= MAX_TRACE_STATEMENTS) break
     const json = e.kind === 'tool_result' ? jsonContainer(e.text) : undefined
     if (json !== undefined && typeof json === 'object' && json !== null) out.push(...jsonStatements(e, json))
     else out.push(...textStatements(e))
   }
-  return out
+  return out.slice(0, MAX_TRACE_STATEMENTS)
 }
 
 /** The user's own words, as yardsticks and operands ("I land at 23:10", "120 km"), never as support. */

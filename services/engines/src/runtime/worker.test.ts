@@ -301,13 +301,24 @@ describe('engine worker', () => {
     const counted = Object.create(store) as Store
     counted.query = (sql, params, opts) => ((loads += opts?.tag === 'engines.trace-spans' ? 1 : 0), store.query(sql, params, opts))
     // Every job says 3 spans, as a re-opened trace's job counts only the spans since it re-opened: the store is asked.
-    await consumerBatchHandler(bus, engineConsumer({ ...deps(e.definition), store: counted, maxTraceSpans: 4, defaultRetentionHours: 24 }))([job(WS, small), job(WS, large), job(WS, other)])
+    await consumerBatchHandler(bus, engineConsumer({ ...deps(e.definition), store: counted, maxTrace: { spans: 4, bytes: 1 << 20 }, defaultRetentionHours: 24 }))([job(WS, small), job(WS, large), job(WS, other)])
     expect([...e.calls].sort()).toEqual([small, other])
     // 3 + 3 spans are over the bound of 4: two loads.
     expect(loads).toBe(2)
     await consumerBatchHandler(bus, resultSinkConsumer(store, log))((await readAll(TOPICS.engineResults)).slice(before))
     expect((await latestEngineSkips(store, WS, large, ['decision_trace'])).get('decision_trace')).toMatchObject({ reason: 'too_large', sample_rate: 1 })
     expect((await latestEngineSkips(store, WS, small, ['decision_trace'])).size).toBe(0)
+  }, 60_000)
+
+  it('skips a trace whose stored attributes are over the byte bound as too_large', async () => {
+    const e = countingEngine('decision_trace')
+    const id = (0xd004).toString(16).padStart(32, 'd')
+    await storeTrace(WS, id, 2)
+    // Each stored span's attributes ({ n: '0' }) take a few bytes: a bound of one byte is under them.
+    await consumerBatchHandler(bus, engineConsumer({ ...deps(e.definition), maxTrace: { spans: 100, bytes: 1 }, defaultRetentionHours: 24 }))([job(WS, id)])
+    expect(e.calls).toEqual([])
+    await consumerBatchHandler(bus, engineConsumer({ ...deps(e.definition), maxTrace: { spans: 100, bytes: 1 << 20 }, defaultRetentionHours: 24 }))([job(WS, id)])
+    expect(e.calls).toEqual([id])
   }, 60_000)
 
   it('drops a job whose trace has aged out, without failing', async () => {

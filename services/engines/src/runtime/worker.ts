@@ -29,7 +29,7 @@ import { mapBounded } from '@svc/shared/concurrency'
 import { groupBy } from '@svc/shared/group-by'
 import type { Logger } from '@svc/shared/log'
 import { engineBacklogSeconds, engineJobsCounter, engineSampleRate } from '@svc/shared/metrics'
-import { spansOfTraces, storedSpanCounts } from '@svc/shared/store/queries/engine-results'
+import { spansOfTraces, storedTraceSizes, type StoredSize } from '@svc/shared/store/queries/engine-results'
 import { recordEngineRuns, type EngineRun } from '@svc/shared/store/queries/ingestion-health'
 import type { Store } from '@svc/shared/store/types'
 import { traceViewFromRows } from '../trace-view.js'
@@ -61,8 +61,11 @@ export interface WorkerDeps {
    * the time assembly leaves free rather than racing it for the cores and the store.
    */
   background?: BackgroundLane
-  /** SVC_ENGINE_MAX_TRACE_SPANS: a trace with more stored spans is skipped as too_large before its spans are loaded; absent: no bound. */
-  maxTraceSpans?: number
+  /**
+   * SVC_ENGINE_MAX_TRACE_SPANS and SVC_ENGINE_MAX_TRACE_BYTES: a trace with more stored spans, or attribute bytes, is
+   * skipped as too_large before its spans are loaded, and a batch's spans are loaded in parts under both; absent: no bound.
+   */
+  maxTrace?: StoredSize
   /** Which sample of the traces to analyse (sampling.ts); absent: every trace, however late. */
   sampling?: { sampler: BacklogSampler }
   /** The deployment's retention, for the expiry of a skipped trace's row (its workspace's own window wins). */
@@ -207,29 +210,31 @@ function batchAnalysis(deps: WorkerDeps, tally: JobTally) {
 }
 
 /**
- * The jobs whose traces hold at most maxTraceSpans stored spans, in parts whose spans are loaded together (at
- * most maxTraceSpans a part, or one trace); the others are skipped as too_large. Counted in the store, not taken
- * from the job: a re-opened trace's job counts only the spans since it re-opened.
+ * The jobs whose traces are within deps.maxTrace, in parts whose spans are loaded together (within it too, or one
+ * trace); the others are skipped as too_large. Sized in the store, not taken from the job: a re-opened trace's job
+ * counts only the spans since it re-opened.
  */
 async function loadParts(deps: WorkerDeps, workspaceId: string, group: Job[], out: BatchOutput): Promise<Job[][]> {
-  const max = deps.maxTraceSpans
+  const max = deps.maxTrace
   if (max === undefined) return [group]
-  const counts = await storedSpanCounts(deps.store, workspaceId, group.map((g) => g.job.trace_id))
+  const sizes = await storedTraceSizes(deps.store, workspaceId, group.map((g) => g.job.trace_id))
+  const over = (s: StoredSize) => s.spans > max.spans || s.bytes > max.bytes
   const parts: Job[][] = []
   const part: Job[] = []
-  let inPart = 0
+  const inPart: StoredSize = { spans: 0, bytes: 0 }
   for (const j of group) {
-    const n = counts.get(j.job.trace_id) ?? 0
-    if (n > max) {
+    const size = sizes.get(j.job.trace_id) ?? { spans: 0, bytes: 0 }
+    if (over(size)) {
       out.skipped.push({ ...j, decision: { rate: 1, reason: 'too_large' } })
       continue
     }
-    if (part.length && inPart + n > max) {
+    if (part.length && over({ spans: inPart.spans + size.spans, bytes: inPart.bytes + size.bytes })) {
       parts.push(part.splice(0))
-      inPart = 0
+      Object.assign(inPart, { spans: 0, bytes: 0 })
     }
     part.push(j)
-    inPart += n
+    inPart.spans += size.spans
+    inPart.bytes += size.bytes
   }
   if (part.length) parts.push(part)
   return parts

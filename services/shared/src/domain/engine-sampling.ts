@@ -17,7 +17,7 @@ export interface SampleDecision {
 
 /**
  * Why an engine skipped a trace: outside the sample (above), or too_large: more spans
- * than SVC_ENGINE_MAX_TRACE_SPANS, so it was never loaded (a trace id a producer
+ * or bytes than SVC_ENGINE_MAX_TRACE_SPANS or _BYTES, so it was never loaded (a trace id a producer
  * reuses forever must not take a worker's memory).
  */
 export const SKIP_REASONS = [...SAMPLE_REASONS, 'too_large'] as const

@@ -27,17 +27,23 @@ export interface EngineInputSpan {
   expires_at_s: number
 }
 
-/** Stored span rows of each of the given traces (copies of a span count each: a bound, not the span count); only the ids are read. */
-export async function storedSpanCounts(store: Store, workspaceId: string, traceIds: string[]): Promise<Map<string, number>> {
+/** How much of a trace is stored: span rows (copies of a span count each: a bound, not the span count) and their attributes' bytes. */
+export interface StoredSize {
+  spans: number
+  bytes: number
+}
+
+/** The stored size of each of the given traces, counted in ClickHouse: nothing but two numbers per trace leaves it. */
+export async function storedTraceSizes(store: Store, workspaceId: string, traceIds: string[]): Promise<Map<string, StoredSize>> {
   if (traceIds.length === 0) return new Map()
-  const rows = await store.query<{ trace_id: string; n: number }>(
-    `SELECT trace_id, count() AS n FROM spans_v1
+  const rows = await store.query<{ trace_id: string; spans: number; bytes: number }>(
+    `SELECT trace_id, count() AS spans, sum(byteSize(attributes)) AS bytes FROM spans_v1
 WHERE workspace_id = {ws:UUID} AND trace_id IN {ids:Array(String)} AND expires_at > now()
 GROUP BY trace_id`,
     { ws: workspaceId, ids: traceIds },
-    { tag: 'engines.trace-span-counts' },
+    { tag: 'engines.trace-sizes' },
   )
-  return new Map(rows.map((r) => [r.trace_id, Number(r.n)]))
+  return new Map(rows.map((r) => [r.trace_id, { spans: Number(r.spans), bytes: Number(r.bytes) }]))
 }
 
 /** All spans of the given traces of one workspace, newest copy of each span. */
