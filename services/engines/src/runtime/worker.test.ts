@@ -168,6 +168,21 @@ describe('engine worker', () => {
     expect(run.lastOkAtMs).toBeNull()
   })
 
+  it('dead-letters a job whose result is too large for one record, once, without producing it', async () => {
+    const e = countingEngine('savings')
+    const huge: EngineDefinition = { ...e.definition, run: async (view) => (e.calls.push(view.trace_id), { payload: { trace_id: view.trace_id, findings: ['x'.repeat(1 << 20)] }, mode: 'deterministic' }) }
+    await storeTrace(WS, traceId(5))
+    const results = (await readAll(TOPICS.engineResults)).length
+    const dead = (await readAll(engineJobsDlqTopic('savings'))).length
+    await engineBatchHandler(deps(huge))([job(WS, traceId(5), Date.now(), 'savings')])
+    // Computing it again would make the same result: one run.
+    expect(e.calls).toEqual([traceId(5)])
+    expect((await readAll(TOPICS.engineResults)).length).toBe(results)
+    const letters = (await readAll(engineJobsDlqTopic('savings'))).slice(dead).map((r) => engineJobFailedV1.decode(r.value))
+    expect(letters).toHaveLength(1)
+    expect(letters[0]!.error).toMatch(/^result of \d+ bytes is over the 921600 one record may carry$/)
+  })
+
   it('dead-letters a job it cannot read, and the jobs of a workspace whose context cannot be built, whole, and commits past them', async () => {
     const e = countingEngine('decision_trace')
     await storeTrace(WS, traceId(5))

@@ -210,6 +210,25 @@ function batchAnalysis(deps: WorkerDeps, tally: JobTally) {
 }
 
 /**
+ * Bytes of a result's payload and extras, at most: a record past the broker's message.max.bytes (1 MiB by default)
+ * is refused at every try, and would hold the results sink's batch, so such a result fails its job (dead-lettered
+ * with the reason) instead. No result of the labelled sets comes near it; a hostile trace's could.
+ */
+const MAX_RESULT_BYTES = 900 * 1024
+
+type Run = { ok: true; value: EngineOutcome; payloadJson: string; extrasJson: string } | { ok: false; error: unknown; attempts: number }
+
+/** An engine's outcome as the JSON it is sent as (with the sample it was computed in), or a failure when that is too large to send. */
+function fitsRecord(r: { ok: true; value: EngineOutcome; attempts: number } | { ok: false; error: unknown; attempts: number }, sampled: object | null): Run {
+  if (!r.ok) return r
+  const payloadJson = JSON.stringify({ ...r.value.payload, sampled })
+  const extrasJson = JSON.stringify(r.value.extras ?? {})
+  const bytes = Buffer.byteLength(payloadJson) + Buffer.byteLength(extrasJson)
+  if (bytes > MAX_RESULT_BYTES) return { ok: false, error: new Error(`result of ${bytes} bytes is over the ${MAX_RESULT_BYTES} one record may carry`), attempts: r.attempts }
+  return { ok: true, value: r.value, payloadJson, extrasJson }
+}
+
+/**
  * The jobs whose traces are within deps.maxTrace, in parts whose spans are loaded together (within it too, or one
  * trace); the others are skipped as too_large. Sized in the store, not taken from the job: a re-opened trace's job
  * counts only the spans since it re-opened.
@@ -272,7 +291,9 @@ async function analyseWorkspace(deps: WorkerDeps, workspaceId: string, all: Job[
       // Aged out (or deleted) before its turn: nothing is left to analyse.
       if (!rows) return engineJobsCounter.inc({ engine: engine.name, outcome: 'gone' })
       const view = traceViewFromRows(workspaceId, job.trace_id, rows)
-      const outcome = await withRetries<EngineOutcome>(() => engine.run(view, ctx), deps.retry)
+      // The sample this result was computed in (null: every trace is analysed), served with it.
+      const sampled = decision?.reason ? { rate: decision.rate, reason: decision.reason } : null
+      const outcome = fitsRecord(await withRetries<EngineOutcome>(() => engine.run(view, ctx), deps.retry), sampled)
       if (!outcome.ok) {
         failures++
         engineJobsCounter.inc({ engine: engine.name, outcome: 'failed' })
@@ -283,7 +304,7 @@ async function analyseWorkspace(deps: WorkerDeps, workspaceId: string, all: Job[
       }
       ok++
       engineJobsCounter.inc({ engine: engine.name, outcome: 'ok' })
-      const o = outcome.value
+      const { value: o, payloadJson, extrasJson } = outcome
       out.results.push({
         key: traceKey(workspaceId, job.trace_id),
         value: engineResultV1.encode({
@@ -293,9 +314,8 @@ async function analyseWorkspace(deps: WorkerDeps, workspaceId: string, all: Job[
           engine: engine.name,
           engine_version: engine.version,
           mode: o.mode,
-          // The sample this result was computed in (null: every trace is analysed), served with it.
-          payload_json: JSON.stringify({ ...o.payload, sampled: decision?.reason ? { rate: decision.rate, reason: decision.reason } : null }),
-          extras_json: JSON.stringify(o.extras ?? {}),
+          payload_json: payloadJson,
+          extras_json: extrasJson,
           llm_input_tokens: o.usage?.inputTokens ?? 0,
           llm_output_tokens: o.usage?.outputTokens ?? 0,
           computed_at_ms: now(),
