@@ -69,7 +69,13 @@ export interface TraceDetail {
 }
 
 /** What every engine output carries besides its own fields (docs/api.md "Engine outputs"). */
-export interface Provenance { computed_at: string | null; analysis_mode: string | null; engine_version: string | null }
+export interface Provenance {
+  computed_at: string | null
+  analysis_mode: string | null
+  engine_version: string | null
+  /** Not computed and never will be (unless the trace re-opens): why. */
+  skipped?: string | null
+}
 
 export interface Claim { claim: string; supported: boolean; confidence: number; evidence_span_id: string | null; verdict?: string; source?: string | null }
 export interface CrosscheckClaim { claim: string; verdict: string; confidence: number; url: string | null; basis: string }
