@@ -10,5 +10,6 @@ const WHY: Record<SkipReason, string> = {
 /** The note a tab shows instead of `what` for a trace its engine skipped; a reason this console does not know is still a skip. */
 export function skippedNote(what: string, reason: string): string {
   const why = WHY[reason as SkipReason] ?? `the engine skipped this trace (${reason})`
-  return `No ${what} for this trace: ${why}. It will not be computed unless more spans arrive for it.`
+  // A sampled-out trace is analysed again if late spans re-open it and it falls in the sample then; a large one only grows.
+  return `No ${what} for this trace: ${why}. ${reason === 'too_large' ? 'It will not be computed.' : 'It will not be computed unless more spans arrive for it.'}`
 }

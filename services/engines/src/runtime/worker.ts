@@ -74,7 +74,10 @@ export interface WorkerDeps {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-async function withRetries<T>(fn: () => Promise<T>, policy: RetryPolicy): Promise<{ ok: true; value: T; attempts: number } | { ok: false; error: unknown; attempts: number }> {
+type Failed = { ok: false; error: unknown; attempts: number }
+type Attempted<T> = { ok: true; value: T; attempts: number } | Failed
+
+async function withRetries<T>(fn: () => Promise<T>, policy: RetryPolicy): Promise<Attempted<T>> {
   let error: unknown
   for (let attempt = 1; attempt <= policy.attempts; attempt++) {
     try {
@@ -216,10 +219,10 @@ function batchAnalysis(deps: WorkerDeps, tally: JobTally) {
  */
 const MAX_RESULT_BYTES = 900 * 1024
 
-type Run = { ok: true; value: EngineOutcome; payloadJson: string; extrasJson: string } | { ok: false; error: unknown; attempts: number }
+type Run = { ok: true; value: EngineOutcome; payloadJson: string; extrasJson: string } | Failed
 
 /** An engine's outcome as the JSON it is sent as (with the sample it was computed in), or a failure when that is too large to send. */
-function fitsRecord(r: { ok: true; value: EngineOutcome; attempts: number } | { ok: false; error: unknown; attempts: number }, sampled: object | null): Run {
+function fitsRecord(r: Attempted<EngineOutcome>, sampled: object | null): Run {
   if (!r.ok) return r
   const payloadJson = JSON.stringify({ ...r.value.payload, sampled })
   const extrasJson = JSON.stringify(r.value.extras ?? {})
