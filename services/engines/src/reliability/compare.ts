@@ -30,9 +30,9 @@ function samePer(a: Quantity, b: Quantity): boolean {
 /** Two rates per the same kind of thing, compared per one unit of it ("600 per minute" is "10 per second"). */
 const perScale = (claim: Quantity, ev: Quantity) => (claim.per && ev.per ? ev.per.amount / claim.per.amount : 1)
 
-/** The time between two occurrences a quantity states: "3 times a day" every 8 h, "every 8 hours", "250 mg per 8 hours". */
+/** The time between two occurrences a quantity states: "3 times a day" every 8 h, "every 8 hours", "250 mg per 8 hours" (not "250 mg per hour": a flow). */
 function interval(q: Quantity): number | null {
-  if (q.per?.dim === 'duration' && q.per.amount !== 1 && q.dim !== 'count') return q.per.amount
+  if (q.per?.dim === 'duration' && q.per.every && q.dim !== 'count') return q.per.amount
   if (q.per?.dim === 'duration' && q.dim === 'count' && q.value > 0) return q.per.amount / q.value
   return q.dim === 'duration' && q.interval ? q.value : null
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { contentReliability } from './index.js'
 import { quantities } from './quantity.js'
+import { sameValue } from './compare.js'
 import { chat, retrieval, tool, viewOf } from './test-view.js'
 
 let traces = 0
@@ -168,6 +169,12 @@ describe('structured results read as a person reads them', () => {
     expect(await verdicts({ drug: 'Calpol', dosing: '250 mg every 8 hours' }, 'You can give Calpol five times a day.')).not.toEqual(['supported'])
     const leaflet = quantities('250 mg every 8 hours')[0]!
     expect(leaflet.per?.amount).toBe(8 * 3600)
+    // A flow or a price per hour is no dose every hour; a dose "per 8 hours" or "every hour" is.
+    const hourly = quantities('once an hour')[0]!
+    for (const flow of ['250 mg per hour', '$20 per hour']) expect(sameValue(hourly, quantities(flow)[0]!)).toBe(false)
+    expect(sameValue(hourly, quantities('250 mg every hour')[0]!)).toBe(true)
+    expect(sameValue(quantities('three times a day')[0]!, quantities('250 mg per 8 hours')[0]!)).toBe(true)
+    expect(await verdicts({ drug: 'Heparin', infusion: '250 mg per hour' }, 'Heparin is given once an hour.')).not.toEqual(['supported'])
   })
 
   it('takes a measure of zero as absence, never as a contradiction of "no"', async () => {

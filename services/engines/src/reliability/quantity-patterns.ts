@@ -206,7 +206,8 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
       const u = m[5]!.toLowerCase()
       const [dim, factor] = UNITS[u] ?? UNITS[m[5]!]!
       const scale = SCALE[(m[4] ?? '').toLowerCase()] ?? 1
-      const per = m[7] ? perUnit(m[7], Number(m[6] ?? 1)) : undefined
+      const rate = m[7] ? perUnit(m[7], Number(m[6] ?? 1)) : undefined
+      const per = rate && rate.dim === 'duration' && (m[6] !== undefined || /\bevery\s/i.test(m[0])) ? { ...rate, every: true } : rate
       const out: Array<Omit<Quantity, 'index' | 'end' | 'approx' | 'bound'>> = []
       for (const raw of [m[1], m[2], m[3]]) {
         if (!raw) continue

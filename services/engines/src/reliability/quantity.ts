@@ -20,6 +20,11 @@ export interface Per {
   amount: number
   /** The per-unit as written, singular ("kg", "minute", "share"). */
   word: string
+  /**
+   * A duration between occurrences, not a flow: "250 mg every 8 hours" or "per 8 hours" is a dose three times a day;
+   * "250 mg per hour" is an infusion, "$20 per hour" a price.
+   */
+  every?: boolean
 }
 
 export interface Quantity {
