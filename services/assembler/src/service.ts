@@ -111,7 +111,7 @@ const RECOVERY_WINDOW_MS = 6 * 3600_000
 export async function startAssembler(deps: AssemblerDeps): Promise<{ close(): Promise<void>; tracker: TraceTracker; busy(): boolean; sweepRetention: RetentionSweeper['sweepOnce']; checkBudgets: BudgetWatch['checkOnce']; rollUpDrift(nowMs?: number): Promise<number> }> {
   const { bus, store, control, config } = deps
   const log = deps.log.child({ component: 'assembler' })
-  const tracker = new TraceTracker(config.SVC_TRACE_QUIET_MS)
+  const tracker = new TraceTracker(config.SVC_TRACE_QUIET_MS, undefined, config.SVC_TRACE_MAX_OPEN_SECONDS * 1000)
   // Loaded once: a new table applies from the next start, to spans assembled from then on.
   const prices = loadPriceTable(config.SVC_PRICE_TABLE_FILE)
   const writer = createBatchWriter({ store, table: 'spans_v1', maxRows: config.SVC_ASSEMBLER_BATCH_ROWS, flushIntervalMs: config.SVC_ASSEMBLER_FLUSH_MS, log })

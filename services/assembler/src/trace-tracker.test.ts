@@ -51,6 +51,21 @@ describe('TraceTracker', () => {
     expect(spanCountOf(done!)).toBe(MAX_TRACKED_SPAN_IDS + 1000)
   })
 
+  it('completes a trace whose spans never pause once it has been open maxOpenMs, and re-opens it with the next span', () => {
+    const t = new TraceTracker(5000, 500_000, 60_000)
+    for (let ms = 0; ms < 60_000; ms += 1000) {
+      t.observe(span('a', String(ms), ms), ms)
+      expect(t.takeCompleted(ms)).toEqual([])
+    }
+    t.observe(span('a', 'last', 60_000), 60_000)
+    const [done] = t.takeCompleted(60_000)
+    expect(spanCountOf(done!)).toBe(61)
+    expect(t.size).toBe(0)
+    t.observe(span('a', 'after', 61_000), 61_000)
+    expect(t.takeCompleted(61_000)).toEqual([])
+    expect(spanCountOf(t.takeCompleted(70_000)[0]!)).toBe(1)
+  })
+
   it("takes a batch's spans of a trace at once, each counted once across batches", () => {
     const t = new TraceTracker(5000)
     t.observe({ ...span('a', '1', 0, 50n, 60n), spanIds: ['1', '2', '3'] }, 0)

@@ -22,6 +22,8 @@ export interface OpenTrace {
   lastReceivedMs: number
   /** When this process last saw a span for it (bounds the wait when clocks disagree). */
   lastSeenLocalMs: number
+  /** When this process opened it: a trace open longer than maxOpenMs is completed as it stands. */
+  openedLocalMs?: number
 }
 
 /** What one batch stored of a trace: its spans' ids, their earliest start, latest end and newest receipt. */
@@ -55,7 +57,16 @@ export class TraceTracker {
   /** The trace observe() saw last; forgotten whenever a trace leaves `open`. */
   private last: OpenTrace | undefined
 
-  constructor(private readonly quietMs: number, private readonly maxOpen = 500_000) {}
+  /**
+   * `maxOpenMs`: a trace whose spans never pause long enough to go quiet (an agent that runs for hours, or a
+   * producer that reuses one trace id) is completed this long after it opened, so its engines analyse it as it
+   * stands; later spans re-open it, and it completes again.
+   */
+  constructor(
+    private readonly quietMs: number,
+    private readonly maxOpen = 500_000,
+    private readonly maxOpenMs = Infinity,
+  ) {}
 
   get size() {
     return this.open.size
@@ -68,7 +79,7 @@ export class TraceTracker {
       const key = `${s.workspace_id}:${s.trace_id}`
       t = this.open.get(key)
       if (!t) {
-        t = { org_id: s.org_id, workspace_id: s.workspace_id, project_id: s.project_id, trace_id: s.trace_id, spanIds: new Set(), recoveredSpanCount: 0, startNs: s.startNs, endNs: s.endNs, lastReceivedMs: s.receivedMs, lastSeenLocalMs: nowMs }
+        t = { org_id: s.org_id, workspace_id: s.workspace_id, project_id: s.project_id, trace_id: s.trace_id, spanIds: new Set(), recoveredSpanCount: 0, startNs: s.startNs, endNs: s.endNs, lastReceivedMs: s.receivedMs, lastSeenLocalMs: nowMs, openedLocalMs: nowMs }
         this.open.set(key, t)
       }
       this.last = t
@@ -81,10 +92,10 @@ export class TraceTracker {
   }
 
   /** Re-arms a trace found in storage without a completion (after a restart). */
-  recover(t: Omit<OpenTrace, 'spanIds' | 'lastSeenLocalMs'>, nowMs: number): void {
+  recover(t: Omit<OpenTrace, 'spanIds' | 'lastSeenLocalMs' | 'openedLocalMs'>, nowMs: number): void {
     const key = `${t.workspace_id}:${t.trace_id}`
     if (this.open.has(key)) return
-    this.open.set(key, { ...t, spanIds: new Set(), lastSeenLocalMs: nowMs })
+    this.open.set(key, { ...t, spanIds: new Set(), lastSeenLocalMs: nowMs, openedLocalMs: nowMs })
   }
 
   /**
@@ -96,7 +107,7 @@ export class TraceTracker {
     const done: OpenTrace[] = []
     this.last = undefined
     for (const [key, t] of this.open) {
-      if (this.isQuiet(t, nowMs)) {
+      if (this.isQuiet(t, nowMs) || nowMs - (t.openedLocalMs ?? nowMs) >= this.maxOpenMs) {
         done.push(t)
         this.open.delete(key)
       }

@@ -87,6 +87,7 @@ export const ConfigSchema = z
     SVC_INGEST_GRPC_PORT: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), port.optional()),
     /** A trace with no new span for this long is complete and its engine jobs are emitted. */
     SVC_TRACE_QUIET_MS: positiveInt.default(5000),
+    SVC_TRACE_MAX_OPEN_SECONDS: positiveInt.default(3600),
     /** The assembler's ClickHouse writer flushes at this many rows or this interval. */
     SVC_ASSEMBLER_BATCH_ROWS: positiveInt.default(20000),
     SVC_ASSEMBLER_FLUSH_MS: positiveInt.default(50),
