@@ -20,12 +20,31 @@ type Draft = Omit<DecisionNode, 'id'> & { span: ViewSpan; seq: number }
 const round = (x: number) => Math.round(x * 100) / 100
 const FAILURE = /\b(could ?n[o'’]?t|cannot|unable|not able|failed|sorry)\b/i
 
-/** The LLM call that led to a span: the latest LLM span ending before it starts, preferring one that asked for `tool`. */
-function decidingLlm(spans: ViewSpan[], at: ViewSpan, tool?: string): ViewSpan | null {
-  const before = spans.filter((s) => s.span_type === 'llm' && s.end_ms <= at.start_ms + 1 && s !== at)
-  const asked = tool ? before.filter((s) => requestedTools(s).some((c) => c.name === tool)) : []
-  const pool = asked.length ? asked : before
-  return pool.sort((a, b) => a.end_ms - b.end_ms)[pool.length - 1] ?? null
+/** The latest of `byEnd` (sorted by end) that ended before `at` started, by binary search. */
+function latestBefore(byEnd: ViewSpan[], at: ViewSpan): ViewSpan | null {
+  let [lo, hi] = [0, byEnd.length]
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (byEnd[mid]!.end_ms <= at.start_ms + 1) lo = mid + 1
+    else hi = mid
+  }
+  for (let i = lo - 1; i >= 0; i--) if (byEnd[i] !== at) return byEnd[i]!
+  return null
+}
+
+/**
+ * The LLM call that led to a span: the latest LLM span ending before it starts, preferring one that asked for
+ * `tool`. Indexed once per trace (by end, ties in span order; and by the tools each call asked for), so a trace of
+ * thousands of tool spans does not filter every completion for each.
+ */
+function decidingLlms(spans: ViewSpan[]): (at: ViewSpan, tool: string) => ViewSpan | null {
+  const byEnd = spans.filter((s) => s.span_type === 'llm').sort((a, b) => a.end_ms - b.end_ms)
+  const asked = groupBy(
+    byEnd.flatMap((s) => [...new Set(requestedTools(s).map((c) => c.name))].map((name) => ({ name, s }))),
+    (x) => x.name,
+  )
+  const byTool = new Map([...asked].map(([name, xs]) => [name, xs.map((x) => x.s)]))
+  return (at, tool) => latestBefore(byTool.get(tool) ?? [], at) ?? latestBefore(byEnd, at)
 }
 
 /** Same operation: the same tool, or an LLM call with the same prompt (any model, so a fallback counts as a new attempt). */
@@ -47,9 +66,10 @@ export function decisionTrace(view: TraceView): DecisionTrace {
   const failedBefore = (s: ViewSpan) => (failures.get(opKey(s)) ?? []).filter((p) => p !== s && p.end_ms <= s.start_ms + 1)
 
   // Tools: a choice, or a retry of the same tool after it failed.
+  const decidingLlm = decidingLlms(spans)
   for (const s of spans.filter((x) => x.span_type === 'tool')) {
     const name = toolName(s)
-    const llm = decidingLlm(spans, s, name)
+    const llm = decidingLlm(s, name)
     const offered = llm ? offeredTools(llm) : []
     const failed = failedBefore(s)
     if (failed.length) {
