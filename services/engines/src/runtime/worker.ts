@@ -187,12 +187,7 @@ interface BatchOutput {
 function batchAnalysis(deps: WorkerDeps, tally: JobTally) {
   const now = deps.now ?? Date.now
   return async (live: Job[], skipped: Skip[]): Promise<Rejection[]> => {
-    const byWorkspace = new Map<string, Job[]>()
-    for (const j of live) {
-      const list = byWorkspace.get(j.job.workspace_id) ?? []
-      list.push(j)
-      byWorkspace.set(j.job.workspace_id, list)
-    }
+    const byWorkspace = groupBy(live, (j) => j.job.workspace_id)
     const out: BatchOutput = { results: [], failed: [], runs: [], counts: [], skipped }
     for (const [workspaceId, group] of byWorkspace) await analyseWorkspace(deps, workspaceId, group, out)
 
@@ -240,23 +235,24 @@ async function loadParts(deps: WorkerDeps, workspaceId: string, group: Job[], ou
   const max = deps.maxTrace
   if (max === undefined) return [group]
   const sizes = await storedTraceSizes(deps.store, workspaceId, group.map((g) => g.job.trace_id))
+  const none: StoredSize = { spans: 0, bytes: 0 }
   const over = (s: StoredSize) => s.spans > max.spans || s.bytes > max.bytes
+  const plus = (a: StoredSize, b: StoredSize): StoredSize => ({ spans: a.spans + b.spans, bytes: a.bytes + b.bytes })
   const parts: Job[][] = []
   const part: Job[] = []
-  const inPart: StoredSize = { spans: 0, bytes: 0 }
+  let inPart = none
   for (const j of group) {
-    const size = sizes.get(j.job.trace_id) ?? { spans: 0, bytes: 0 }
+    const size = sizes.get(j.job.trace_id) ?? none
     if (over(size)) {
       out.skipped.push({ ...j, decision: { rate: 1, reason: 'too_large' } })
       continue
     }
-    if (part.length && over({ spans: inPart.spans + size.spans, bytes: inPart.bytes + size.bytes })) {
+    if (part.length && over(plus(inPart, size))) {
       parts.push(part.splice(0))
-      Object.assign(inPart, { spans: 0, bytes: 0 })
+      inPart = none
     }
     part.push(j)
-    inPart.spans += size.spans
-    inPart.bytes += size.bytes
+    inPart = plus(inPart, size)
   }
   if (part.length) parts.push(part)
   return parts

@@ -26,6 +26,7 @@
 import type { BackgroundLane } from '../background-lane.js'
 import { every, nextTurn } from '../concurrency.js'
 import type { Logger } from '../log.js'
+import { groupBy } from '../group-by.js'
 import { consumerBatches, consumerBatchFailures, consumerDeadLetters, consumerHandlerSeconds, consumerRecords, watchConsumerLag } from '../metrics.js'
 import type { AvroType } from './avro.js'
 import { batchSizes } from './batch-size.js'
@@ -162,14 +163,8 @@ export function consumerBatchHandler<T>(bus: Bus, spec: ConsumerSpec<T>): (recor
   const land =
     spec.landDeadLetters ??
     (async (letters: DeadLetter[]) => {
-      const byTopic = new Map<string, OutgoingRecord[]>()
-      for (const d of letters) {
-        const topic = dlqTopic(d.record.topic)
-        const list = byTopic.get(topic) ?? []
-        list.push({ key: d.record.key?.toString() ?? null, value: encode(d) })
-        byTopic.set(topic, list)
-      }
-      await Promise.all([...byTopic].map(([topic, records]) => bus.produce(topic, records)))
+      const byTopic = groupBy(letters, (d) => dlqTopic(d.record.topic))
+      await Promise.all([...byTopic].map(([topic, ds]) => bus.produce(topic, ds.map((d): OutgoingRecord => ({ key: d.record.key?.toString() ?? null, value: encode(d) })))))
     })
   const letterOf = (record: ConsumedRecord, cause: DeadLetterCause, reason: string, r?: Rejection): DeadLetter => ({
     group,

@@ -20,7 +20,7 @@ export interface GenAiContent {
   documents: RetrievedDocument[]
 }
 
-const parse = (s: string | undefined): unknown => (s === undefined ? undefined : parseJson(s, s))
+const parse = (s: string | undefined): unknown => parseJson(s, s)
 
 /** A message part's text; a tool call's response counts, so tool results fed back to the model stay visible. */
 function partText(part: unknown): string {
