@@ -1,5 +1,5 @@
 /**
- * pnpm eval:engines [--sets old,dev,heldout,v3,alignment] (the blind v4 sets: v4, alignment-heldout) — the engines scored against the
+ * pnpm eval:engines [--sets old,dev,heldout,v3,v4,alignment] (the blind v5 sets: v5, alignment-heldout) — the engines scored against the
  * labelled traces, one report per set, development and held-out apart:
  * - `old`: tests/fixtures/engines (its holdout-* files are known by now: development);
  * - `dev`: tests/fixtures/engines-v2/dev, the v2 development traces;
@@ -8,7 +8,8 @@
  *   per-kind table are printed for it, never its individual misses: tune on the
  *   others (`--sets old,dev`).
  * - `v3`: tests/fixtures/engines-v3/heldout, blind until 2026-12-06 and development since (misses listed);
- * - `v4`: tests/fixtures/engines-v4/heldout, the blind set now: aggregates only, never in the default sets.
+ * - `v4`: tests/fixtures/engines-v4/heldout, blind until 2026-12-07 and development since (misses listed);
+ * - `v5`: tests/fixtures/engines-v5/heldout, the blind set now: aggregates only, never in the default sets.
  * content_reliability per claim kind (supported precision/recall, "not supported"
  * detection, false "contradicted"), Spearman between labelled supported share and
  * score, the reliability diagram of confidences, sources' verification levels,
@@ -26,9 +27,10 @@ import { modelDir } from '@svc/engines/semantic/model-files'
 import type { TraceView } from '@svc/engines/trace-view'
 import { loadV3Fixtures } from '../fixtures/engines-v3/fixtures-v3.js'
 import { loadV4Fixtures } from '../fixtures/engines-v4/fixtures-v4.js'
+import { loadV5Fixtures } from '../fixtures/engines-v5/fixtures-v5.js'
 import { fmt, summarize, table } from '../bench/stats.js'
 
-const { values: args } = parseArgs({ options: { sets: { type: 'string', default: 'old,dev,heldout,v3,alignment' } } })
+const { values: args } = parseArgs({ options: { sets: { type: 'string', default: 'old,dev,heldout,v3,v4,alignment' } } })
 const wanted = new Set(args.sets!.split(','))
 
 const f3 = (x: number) => fmt(x, 3)
@@ -43,6 +45,8 @@ function reliabilityReport(r: ReliabilityEvaluation) {
   rows.push(
     ['  claims not extracted', String(r.unmatched)],
     ['  Spearman (labelled supported share ~ score)', `${f3(r.spearman)} over ${r.ranked} traces`],
+    ['    ~ score over labelled claims only', f3(r.spearmanLabelledOnly)],
+    ['    engine claims no label covers', `${(100 * r.unlabelledClaimShare).toFixed(1)}%`],
     ['  calibration (ECE)', `${f3(r.calibration.ece)}; ` + r.calibration.bins.map((b) => `[${fmt(b.from, 1)}: n ${b.n} conf ${fmt(b.meanConfidence, 2)} acc ${fmt(b.accuracy, 2)}]`).join(' ')],
   )
   if (r.answers.labelled) rows.push(['  answer judged = labelled answer', `${r.answers.right}/${r.answers.labelled}`])
@@ -88,12 +92,13 @@ const sets: Array<[string, string, () => Fixture[], boolean]> = [
   ['old', 'old set (tests/fixtures/engines, development)', loadFixtures, true],
   ['dev', 'v2 development set (engines-v2/dev)', () => loadV2('dev'), true],
   ['heldout', 'v2 held-out set (engines-v2/heldout)', () => loadV2('heldout'), false],
-  // v3 was the blind set until its final blind figures were recorded (engines-v3/README.md);
-  // development since then.
+  // v3 and v4 were the blind sets until their final blind figures were recorded (their
+  // READMEs); development since then.
   ['v3', 'v3 set (engines-v3/heldout, development since v4)', () => loadV3Fixtures().map(asFixture('v3')), true],
+  ['v4', 'v4 set (engines-v4/heldout, development since v5)', () => loadV4Fixtures().map(asFixture('v4')), true],
   // The blind measurement (issue 14): never in the default sets, so an ordinary run never
   // spends one of its runs; aggregates only, like every held-out set.
-  ['v4', 'v4 held-out set (engines-v4/heldout, blind)', () => loadV4Fixtures().map(asFixture('v4')), false],
+  ['v5', 'v5 held-out set (engines-v5/heldout, blind)', () => loadV5Fixtures().map(asFixture('v5')), false],
 ]
 const misses: string[] = []
 for (const [key, title, load, show] of sets) if (wanted.has(key)) misses.push(...(await report(title, load(), show)))
@@ -118,7 +123,7 @@ for (const m of misses) process.stdout.write(`  - ${m}\n`)
 // alignment: the labelled policy outputs, each set apart. Development (misses listed): the old
 // development and held-out (holdout-*) policies of tests/fixtures/alignment, alignment-v2's dev
 // and heldout (both tuned on since round 2 of issue 14), alignment-r2 (written while tuning
-// round 2) and alignment-v3 (blind until v4). Held out: alignment-v4/heldout, only with `alignment-heldout`, its own key (not in the
+// round 2), alignment-v3 (blind until v4) and alignment-v4 (blind until v5). Held out: alignment-v5/heldout, only with `alignment-heldout`, its own key (not in the
 // default sets, so an ordinary run never spends one of its runs, nor one of the traces' held-out
 // set), aggregates only. Default mode (the local sentence model, as the engines run it), with the
 // lexical fallback's figures beside.
@@ -136,7 +141,8 @@ if (wanted.has('alignment') || wanted.has('alignment-heldout')) {
     ['v2 held-out (development since round 2)', dev ? loadAlignmentFixtures(`${FIXTURE_DIR}-v2/heldout`) : [], true],
     ['round-2 development (alignment-r2)', dev ? loadAlignmentFixtures(`${FIXTURE_DIR}-r2`) : [], true],
     ['v3 (development since v4)', dev ? loadAlignmentFixtures(`${FIXTURE_DIR}-v3/heldout`) : [], true],
-    ['v4 held-out (blind)', wanted.has('alignment-heldout') ? loadAlignmentFixtures(`${FIXTURE_DIR}-v4/heldout`) : [], false],
+    ['v4 (development since v5)', dev ? loadAlignmentFixtures(`${FIXTURE_DIR}-v4/heldout`) : [], true],
+    ['v5 held-out (blind)', wanted.has('alignment-heldout') ? loadAlignmentFixtures(`${FIXTURE_DIR}-v5/heldout`) : [], false],
   ] as const
   for (const [title, set, showMisses] of alignmentSets) {
     if (set.length === 0) continue

@@ -23,6 +23,7 @@ import type { ContentReliability, SourcesMatrix } from '../outputs.js'
 import type { TraceView } from '../trace-view.js'
 import { calibration, prf, ratio, spearman, type CalibrationBin, type Counts } from './eval-metrics.js'
 import { fixtureView, type Fixture } from './fixtures.js'
+import { scoreClaims } from '../reliability/index.js'
 
 export interface ReliabilityRun {
   reliability: ContentReliability
@@ -64,6 +65,14 @@ export interface ReliabilityEvaluation {
   /** Traces whose judged answer is the labelled one (v2 labels only). */
   answers: { labelled: number; right: number; misses: string[] }
   spearman: number
+  /**
+   * Spearman against the score the engine would give over the labelled claims
+   * alone: the ranking its per-claim verdicts allow, before claims nobody labelled
+   * dilute it.
+   */
+  spearmanLabelledOnly: number
+  /** Share of the engine's claims that overlap no labelled claim. */
+  unlabelledClaimShare: number
   /** Traces in the Spearman correlation (those with labelled claims). */
   ranked: number
   calibration: { bins: CalibrationBin[]; ece: number }
@@ -123,11 +132,14 @@ function matching(answer: string, label: string, claims: ContentReliability['cla
 
 export async function evaluateReliability(fixtures: Fixture[], run: ReliabilityRunner): Promise<ReliabilityEvaluation> {
   const ev: ReliabilityEvaluation = {
-    all: emptyTally(), byKind: new Map(), unmatched: 0, answers: { labelled: 0, right: 0, misses: [] }, spearman: NaN, ranked: 0,
+    all: emptyTally(), byKind: new Map(), unmatched: 0, answers: { labelled: 0, right: 0, misses: [] }, spearman: NaN, spearmanLabelledOnly: NaN, unlabelledClaimShare: 0, ranked: 0,
     calibration: { bins: [], ece: 0 }, sourcesLabelled: 0, sourcesCorrect: 0, sourceMisses: [], misses: [], results: new Map(),
   }
   const shares: number[] = []
   const scores: number[] = []
+  const labelledOnlyScores: number[] = []
+  let engineClaims = 0
+  let unlabelledClaims = 0
   const points: Array<{ confidence: number; correct: boolean }> = []
   for (const f of fixtures) {
     const labels = f.labels.claims
@@ -143,10 +155,12 @@ export async function evaluateReliability(fixtures: Fixture[], run: ReliabilityR
       else ev.answers.misses.push(`${f.file}: judged the output of ${r.answer?.span_id ?? 'nothing'}, labelled ${want.join(' or ')}`)
     }
     const answer = norm(r.answer?.text ?? '')
+    const labelled = new Set<ContentReliability['claims'][number]>()
     for (const label of labels) {
       const expected: LabelVerdict = label.verdict ?? (label.supported ? 'supported' : 'not_supported')
       const kind = label.kind ?? 'unlabelled'
       const found = matching(answer, label.text, r.reliability.claims)
+      for (const c of found) labelled.add(c)
       if (!found.length) ev.unmatched++
       const got = found.some((c) => c.verdict === 'contradicted') ? 'contradicted' : found.length && found.every((c) => c.verdict === 'supported') ? 'supported' : 'unsupported'
       count(ev.all, expected, got)
@@ -162,7 +176,10 @@ export async function evaluateReliability(fixtures: Fixture[], run: ReliabilityR
     if (labels.length) {
       shares.push(labels.filter((c) => c.supported).length / labels.length)
       scores.push(r.reliability.score ?? 0)
+      labelledOnlyScores.push(scoreClaims([...labelled]).score ?? 0)
     }
+    engineClaims += r.reliability.claims.length
+    unlabelledClaims += r.reliability.claims.filter((c) => !labelled.has(c)).length
     for (const label of l.sources ?? []) {
       ev.sourcesLabelled++
       const entry = r.sources.sources.find((s) => s.url === label.url)
@@ -171,6 +188,8 @@ export async function evaluateReliability(fixtures: Fixture[], run: ReliabilityR
     }
   }
   ev.spearman = spearman(shares, scores)
+  ev.spearmanLabelledOnly = spearman(shares, labelledOnlyScores)
+  ev.unlabelledClaimShare = ratio(unlabelledClaims, engineClaims, 0)
   ev.ranked = shares.length
   ev.calibration = calibration(points)
   return ev
