@@ -21,12 +21,16 @@ import { stem } from './text.js'
 /** Predicate words a claim may leave implicit: "there's no known exploit" for exploit_available false. */
 const EXISTENTIAL = new Set(['available', 'exists', 'present', 'included', 'offered', 'provided', 'applies', 'apply', 'found'].map(stem))
 /** States said of a flag's subject itself: "auto-renew is turned off" denies auto_renew, "the offer is no longer valid" its flag. */
-const STATES = new Set(['enabled', 'active', 'available', 'valid', 'open', 'online'].map(stem))
-const QUANTIFIED = /\b(both|all|each|every|either|neither|none of)\b/i
+const STATES = new Set(['enabled', 'active', 'activated', 'engaged', 'available', 'valid', 'open', 'online', 'option', 'possible'].map(stem))
+/** Verbs of having: "it doesn't come with a UK plug" denies uk_plug_included, whose existence word stays implicit. */
+const HAVING = new Set(['come', 'include', 'contain', 'ship', 'offer', 'provide', 'feature', 'carry', 'get', 'support'].map(stem))
+// ("$4,730 each" prices items one by one: no quantifier over a list)
+const QUANTIFIED = /\b(both|all|every|either|neither|none of)\b|(?<!\d\s?)\beach\b/i
 const NONE = /\b(neither|none of)\b/i
 
 export interface FlagVerdict {
-  verdict: 'supported' | 'contradicted'
+  /** doubtful: the flag of a record the claim does not name disagrees; it may be another's, but backs nothing. */
+  verdict: 'supported' | 'contradicted' | 'doubtful'
   s: Statement
 }
 
@@ -46,7 +50,9 @@ const FREE = /\b(?:free|for nothing|no (?:extra |additional )?(?:cost|charge|fee
 function claimHolds(c: Claim, present: string[], s: Statement): boolean {
   if (NONE.test(c.text)) return false
   if (s.free && FREE.test(c.text)) return false
-  for (const [t, denied] of c.pol) if (denied && (present.some((p) => termIn(p, new Set([t]))) || (STATES.has(t) && !s.pol.has(t)))) return false
+  const implicit = [...s.pol.keys()].some((k) => EXISTENTIAL.has(k) && !present.includes(k))
+  for (const [t, denied] of c.pol)
+    if (denied && (present.some((p) => termIn(p, new Set([t]))) || (STATES.has(t) && !s.pol.has(t)) || (implicit && HAVING.has(t)))) return false
   return !deniedNear(joined(c.text, present), (t) => present.some((p) => termIn(p, new Set([t]))))
 }
 
@@ -68,6 +74,16 @@ function clauseOf(c: Claim, present: string[], s: Statement): Claim {
   const best = parts.reduce((a, b) => (score(b) > score(a) ? b : a))
   return { ...readClaim(best), entities: c.entities }
 }
+
+/** Another record has the same flag: a claim naming neither may be about that one ("it" of the only record is not). */
+const rivalled = (s: Statement, statements: Statement[]) =>
+  (s.siblings?.length ?? 0) > 1 || statements.some((t) => t !== s && t.key === s.key && t.owner.size > 0 && [...t.owner].some((o) => !s.owner.has(o)))
+
+/** How things usually go, would have gone, or will be: not the state a flag records now. */
+const NOT_NOW = /\b(?:usually|typically|generally|normally|would(?:n't| not)? have|becomes?|will become|from then on)\b/i
+
+/** "charged_only_if_accepted" says what "won't be charged unless the bid is accepted" says. */
+const onlyIfUnless = (c: Claim, s: Statement) => /\bonly[_ ]if\b/i.test(s.key ?? s.text) && /\bunless\b/i.test(c.text)
 
 /** The fact holds the predicate (true), or not (false, null, zero). */
 const factHolds = (s: Statement, present: string[]) => !present.some((t) => s.pol.get(t))
@@ -96,6 +112,8 @@ export function flagVerdict(c: Claim, statements: Statement[], known: Set<string
     if (s.context?.size && ![...s.context].some((t) => termIn(t, c.terms)) && !names(s)) continue
     const named = names(s)
     if (s.ambiguousOwner && !named && !(quantified && s.siblings)) continue
+    // One item of a list speaks only to a claim naming it (Q4's "paid": null says nothing of "paid so far").
+    if (!named && !quantified && s.owner.size && (s.siblings?.length ?? 0) > 1) continue
     // The claim names another known entity, and not this one: a mix-up, not this flag's business.
     if (!named && s.owner.size && [...c.entities].some((e) => known.has(e) && !termIn(e, s.owner))) continue
     // Prefer the flag whose entity or part the claim names; an item the claim does not name is the weakest reading.
@@ -104,12 +122,22 @@ export function flagVerdict(c: Claim, statements: Statement[], known: Set<string
     if (!best || strength > best.strength) best = { s, present, strength }
   }
   if (!best) return null
-  const holds = claimHolds(clauseOf(c, best.present, best.s), best.present, best.s)
-  const group = quantified && best.s.siblings && !names(best.s) ? best.s.siblings : [best.s]
+  const clause = clauseOf(c, best.present, best.s)
+  const holds = onlyIfUnless(clause, best.s) || claimHolds(clause, best.present, best.s)
+  // "Both SC-3710 and SC-3527": every item the claim names; "all of them": every item.
+  const namedItems = best.s.siblings?.filter(names) ?? []
+  const group = quantified && best.s.siblings ? (namedItems.length > 1 ? namedItems : names(best.s) ? [best.s] : best.s.siblings) : [best.s]
   for (const s of group) {
     const fact = factHolds(s, best.present)
     // A zero count backs a denial and contradicts nothing ("failed": 0 says nothing against "the job was skipped").
-    if (fact !== holds) return s.absent ? null : { verdict: 'contradicted', s }
+    // A conflict is a contradiction only about the claim's own subject, as things stand: a record the claim does not
+    // name may be another's, and a claim about how things usually go, would have gone or will be from some day on
+    // ("becomes eligible on 6 February") says nothing against today's flag.
+    if (fact !== holds) {
+      if (s.absent || NOT_NOW.test(c.text)) return null
+      const unnamed = s.owner.size && !names(s) && group.length === 1 && rivalled(s, statements)
+      return { verdict: unnamed ? 'doubtful' : 'contradicted', s }
+    }
   }
   return { verdict: 'supported', s: best.s }
 }

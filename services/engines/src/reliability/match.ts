@@ -135,6 +135,14 @@ function acronymsOf(c: Claim): Set<string> {
 }
 
 /** A date as month and day ("#md1219"): a claim's "December 19" names the item dated 2026-12-19. */
+const WEEKDAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday']
+const WEEKDAY_RE = /\b(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\b/gi
+/** The weekdays a text names, or null. */
+function weekdaysIn(text: string): Set<string> | null {
+  const found = new Set([...text.matchAll(WEEKDAY_RE)].map((m) => m[1]!.toLowerCase()))
+  return found.size ? found : null
+}
+
 export function dayKey(q: Quantity): string {
   if (!q.hasYear) return `#md${q.value}`
   const d = new Date(q.value * 86_400_000)
@@ -156,6 +164,9 @@ export function namesOwner(c: Claim, s: Statement, focus: Set<string> = new Set(
   if (s.dates) {
     const days = new Set(c.quantities.filter((q) => q.dim === 'date').map(dayKey))
     for (const d of s.dates) if (days.has(dayKey(d)) || focus.has(dayKey(d))) return true
+    // A claim with no date of its own names a day of a week-long list by its weekday ("Wednesday looks poor").
+    const named = !days.size && weekdaysIn(c.text)
+    if (named) for (const d of s.dates) if (d.hasYear && named.has(WEEKDAY_NAMES[(((d.value + 4) % 7) + 7) % 7]!)) return true
   }
   return false
 }

@@ -158,3 +158,45 @@ describe('a denial in another clause', () => {
     expect(judgeClaim('Daily half-hour walks lowered resting blood pressure by 12% over six months.', [study]).verdict).not.toBe('supported')
   })
 })
+
+describe('flags: whose, and when', () => {
+  it('tells codes apart by their digits', () => {
+    const t = json({ certificates: [{ cert_id: 'SC-3391', auto_renew: false }, { cert_id: 'SC-3527', auto_renew: true }, { cert_id: 'SC-3710', auto_renew: true }] })
+    expect(judgeClaim('SC-3710 and SC-3527 are both set to renew automatically.', [t]).verdict).toBe('supported')
+    expect(judgeClaim('SC-3391 is set to renew automatically.', [t]).verdict).toBe('contradicted')
+  })
+
+  it('reads states and verbs of having as the predicate of a flag', () => {
+    expect(judgeClaim("The kill switch isn't engaged.", [json({ flag: 'new-checkout', kill_switch: false })]).verdict).toBe('supported')
+    expect(judgeClaim("It doesn't come with a UK plug.", [json({ title: 'Bellacrema Duo', uk_plug_included: false })]).verdict).toBe('supported')
+    expect(judgeClaim("A RAM upgrade isn't an option.", [json({ model: 'ThinkPad T14', ram_upgradeable: false })]).verdict).toBe('supported')
+    expect(judgeClaim("Your card won't be charged unless the bid is accepted.", [json({ status: 'submitted', charged_only_if_accepted: true })]).verdict).toBe('supported')
+  })
+
+  it('contradicts only about the subject the claim names, as things stand now', () => {
+    const tours = json({ tours: [{ name: 'Small-Group Aurora Hunt', hotel_pickup: false }, { name: 'Northern Lights Coach', hotel_pickup: true }] })
+    expect(judgeClaim('The bus tour picks you up at your hotel.', [tours]).verdict).toBe('unsupported')
+    expect(judgeClaim('The Small-Group Aurora Hunt picks you up at your hotel.', [tours]).verdict).toBe('contradicted')
+    // The only record of its kind is what "it" stands for.
+    expect(judgeClaim('It picks you up at your hotel.', [json({ name: 'Small-Group Aurora Hunt', hotel_pickup: false })]).verdict).toBe('contradicted')
+    const laptop = json({ model: 'ThinkPad T14', refresh_eligible: false, refresh_eligible_from: '2027-02-06' })
+    expect(judgeClaim('It becomes eligible for replacement on 6 February 2027.', [laptop]).verdict).not.toBe('contradicted')
+    const payments = json({ payments: [{ quarter: 'Q3', paid: '2026-09-22', amount_usd: 4730 }, { quarter: 'Q4', paid: null, amount_usd: 4730 }] })
+    expect(judgeClaim('Paid so far: $14,190 across three quarterly payments.', [payments]).verdict).not.toBe('contradicted')
+  })
+
+  it('names a day of a list by its weekday', () => {
+    const t = json({ days: [{ date: '2026-11-24', cloud_pct: 20 }, { date: '2026-11-25', cloud_pct: 85 }] })
+    expect(judgeClaim('Wednesday looks poor (85% cloud).', [t]).verdict).toBe('supported')
+    expect(judgeClaim('Tuesday looks poor (85% cloud).', [t]).verdict).not.toBe('supported')
+  })
+})
+
+describe('a denial that asserts', () => {
+  it('reads "X, not Y" and "hasn’t … since" as statements, not denials', () => {
+    const d = doc('The vault last synced on 16 July at 9:02 am. The device synced daily before that.')
+    expect(judgeClaim("It hasn't synced since 16 July at 9:02 am.", [d]).verdict).not.toBe('contradicted')
+    const w = doc('October was drier than normal at the station.')
+    expect(judgeClaim('It was drier than normal, not wetter.', [w]).verdict).not.toBe('contradicted')
+  })
+})

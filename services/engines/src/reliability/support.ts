@@ -106,6 +106,11 @@ function entityFits(c: Claim, s: Statement, known: Set<string>, focus: Set<strin
 }
 
 const deniesSomething = (pol: Map<string, boolean>) => [...pol.values()].some(Boolean)
+/**
+ * A denial that asserts: the alternative set aside ("drier than normal, not wetter") and the time of the last event
+ * ("it hasn't synced since 16 July" says it last synced then).
+ */
+const ASSERTS_BY_DENIAL = /,\s*(?:and\s+)?not\s+\w+\s*[.!]?\s*$|\b(?:hasn't|haven't|hadn't|has not|have not|had not)\s+(?:\w+\s+)?\w+\s+since\b/i
 
 /**
  * A predicate both state with opposite polarity (owners aside: they are the subject, not the predicate), where one
@@ -113,7 +118,7 @@ const deniesSomething = (pol: Map<string, boolean>) => [...pol.values()].some(Bo
  * proposition: "You can't bring your pet into the cabin" and "Pets are not allowed in the cabin".
  */
 function denies(c: Claim, s: Statement): boolean {
-  if (deniesSomething(c.pol) === deniesSomething(s.pol)) return false
+  if (deniesSomething(c.pol) === deniesSomething(s.pol) || ASSERTS_BY_DENIAL.test(c.text)) return false
   for (const [t, neg] of c.pol) {
     if (s.owner.has(t) || c.entities.has(t)) continue
     for (const [u, sneg] of s.pol) if ((t === u || (t.length >= 4 && u.length >= 4 && termIn(t, new Set([u])))) && sneg !== neg) return true
@@ -237,6 +242,7 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
   const read = flagVerdict(c, results, known, focus)
   const flag = read && (read.s.free || read.s.absent) && c.quantities.some((q) => q.value === 0) ? null : read
   if (flag?.verdict === 'contradicted') return { verdict: 'contradicted', confidence: CONFIDENCE.boolean, evidence: flag.s.evidence, rule: 'boolean-contradicted' }
+  if (flag?.verdict === 'doubtful') return { verdict: 'unsupported', confidence: CONFIDENCE.nothing, evidence: null, rule: 'boolean-doubtful' }
   // Where the claim's figures are backed: computed once, for the flags below and the figures after them.
   let figures: ReturnType<typeof backFigures> | undefined
   const backed = () => (figures ??= backFigures(c, ctx, usable))

@@ -61,7 +61,9 @@ export interface Analysis {
 export const numberKey = (v: number) => '#' + Number(v.toPrecision(6))
 
 const URL_RE = /\bhttps?:\/\/[^\s<>()\]"']+/gi
-const TOKEN_RE = /([$€£])?\s?(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)\s?(%|percent\b|thousand\b|million\b|billion\b|bn\b|k\b)?|([A-Za-z][A-Za-z0-9]*)|([,;:.!?()])/g
+// A code written with a hyphen (SC-3391, T-112, INV-22817, OL-LT-04417) is one word: its digits are its identity, and
+// read as a figure the three certificates SC-3391, SC-3527 and SC-3710 would all be "SC".
+const TOKEN_RE = /([$€£])?\s?(\d+(?:,\d{3})*(?:\.\d+)?|\.\d+)\s?(%|percent\b|thousand\b|million\b|billion\b|bn\b|k\b)?|([A-Z]{1,6}(?:-[A-Z]{1,6})*-\d[\dA-Z]*\b|[A-Za-z][A-Za-z0-9]*)|([,;:.!?()])/g
 
 type Token = { kind: 'num'; value: number; unit: string } | { kind: 'word'; raw: string; stem: string; stop: boolean; first: boolean } | { kind: 'punct' }
 
@@ -108,7 +110,7 @@ function tokens(text: string): Token[] {
     if (NUMBER_WORDS[lower] !== undefined) {
       out.push({ kind: 'num', value: NUMBER_WORDS[lower]!, unit: '' })
     } else {
-      out.push({ kind: 'word', raw, stem: stem(raw), stop: STOP.has(lower) && !/^[A-Z]{2,}$/.test(raw), first: sentenceStart })
+      out.push({ kind: 'word', raw, stem: raw.includes('-') ? lower : stem(raw), stop: STOP.has(lower) && !/^[A-Z]{2,}$/.test(raw), first: sentenceStart })
     }
     sentenceStart = false
   }
