@@ -70,6 +70,15 @@ export interface Scope {
   unit?: string
 }
 
+/** Unit words a key of an object may end in to give its values their unit ("temp_c": {"max": …}, "precip_mm": {"total": …}). */
+const OBJECT_KEY_UNITS = new Set(['mm', 'cm', 'km', 'mi', 'kg', 'lb', 'lbs', 'mg', 'c', 'f', 'celsius', 'fahrenheit', 'kwh', 'mb', 'gb', 'tb', 'ms', 'mph', 'kmh'])
+/** The unit an object's key gives the values under it, when it ends in one after a word of its own. */
+export function objectKeyUnit(key: string): string | undefined {
+  const words = keyWords(key)
+  const last = words[words.length - 1] ?? ''
+  return words.length >= 2 && OBJECT_KEY_UNITS.has(last) ? KEY_UNITS[last] : undefined
+}
+
 export const isCurrency = (v: unknown): v is string => typeof v === 'string' && /^[A-Z]{3}$/.test(v)
 
 /** A money quantity built directly: the key says the currency (or '*', any). */
@@ -110,7 +119,9 @@ export function numberValue(key: string, v: number, parent: string, scope: Scope
   // under it that names none of its own, and no count's; it also says a "total" there is no amount of money.
   const last = words[words.length - 1] ?? ''
   const objectMeasure = !unitInKey && !COUNT_WORDS.has(last) ? measureUnit(objectUnit ?? scope.unit) : undefined
-  const currency = cur ?? (moneyKey ? (scope.currency ?? (objectMeasure ? undefined : '*')) : undefined)
+  // So does a unit the parent's key ends in ("precip_mm": {"total": 38.6} is 38.6 mm, not an amount).
+  const parentMeasure = !unitInKey && KEY_UNITS[parentWords[parentWords.length - 1] ?? ''] !== undefined
+  const currency = cur ?? (moneyKey ? (scope.currency ?? (objectMeasure || parentMeasure ? undefined : '*')) : undefined)
   if (per > 0 && per < words.length - 1) {
     const after = words.slice(per + 1).filter((w) => !CURRENCY_KEYS[w] || per === words.length - 2)
     const [amount, unitWord] = amountAndUnit(after.join(' ').replace(/\s+/g, ' '))

@@ -16,7 +16,7 @@
 import { groupBy } from '@svc/shared/group-by'
 import { quantities, type Quantity } from './quantity.js'
 import { sentences } from './text.js'
-import { attributeOf, GENERIC_PARENTS, isCurrency, keyWords, numberValue, numericString, ownerOf, STATUS_KEYS, STATUS_WORDS, tableRows, weekdays, type Scope } from './fact-keys.js'
+import { attributeOf, GENERIC_PARENTS, isCurrency, keyWords, numberValue, numericString, objectKeyUnit, ownerOf, STATUS_KEYS, STATUS_WORDS, tableRows, weekdays, type Scope } from './fact-keys.js'
 
 export interface Fact {
   /** Names of the entity: the object's name-like fields, else those of the objects around it. */
@@ -102,7 +102,8 @@ function walkObject(w: Walk, o: Record<string, unknown>, path: string[], owners:
     const k = weekdays(key, parentKey)
     if (child && typeof child === 'object') {
       if (key === 'units') continue
-      made.push(...walkValue(w, child, [...path, k], here, ambiguous, false, scope))
+      const unit = objectUnit ? undefined : objectKeyUnit(key)
+      made.push(...walkValue(w, child, [...path, k], here, ambiguous, false, unit ? { ...scope, unit } : scope))
       continue
     }
     if (child === undefined || (k === 'unit' && objectUnit) || (k === 'currency' && scope.currency)) continue

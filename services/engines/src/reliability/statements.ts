@@ -30,6 +30,11 @@ export interface Statement {
    * "Economy Light" beside "Economy Classic"): naming a stem all siblings share names none of them.
    */
   distinct?: Set<string>
+  /**
+   * The owner is written as a machine writes a value ("rain_gauge", "standard"), not as a name: its words are no
+   * entity a claim could name in passing ("Rain: 1.52 in" is not about the rain gauge).
+   */
+  lowercaseOwner?: boolean
   /** The owner is one of several sibling objects (an array of options): a claim must name it to use it. */
   ambiguousOwner: boolean
   /** The dates that tell a list item from its siblings ("date": "2026-12-19" of a forecast day). */
@@ -102,6 +107,7 @@ function factStatement(e: Evidence, f: Fact): Statement {
   if (f.prose) return statement(e, f.text, owner, { ambiguousOwner: f.ambiguous, ...(f.tally ? { tally: true } : {}) })
   const context = f.parent ? stems(f.parent) : undefined
   const s = statement(e, f.text, owner, { ambiguousOwner: f.ambiguous, key: f.attribute, ...(context ? { context } : {}) })
+  if (f.owners.length && f.owners.every((o) => /^[a-z0-9_-]+$/.test(o))) s.lowercaseOwner = true
   s.quantities = f.quantities
   if (f.flag !== undefined) {
     // The key is the predicate; its words' own denials ("non_refundable") turn with the value.

@@ -159,7 +159,7 @@ describe('a denial in another clause', () => {
   })
 })
 
-describe('flags: whose, and when', () => {
+describe('structured results: whose, when, in what unit', () => {
   it('tells codes apart by their digits', () => {
     const t = json({ certificates: [{ cert_id: 'SC-3391', auto_renew: false }, { cert_id: 'SC-3527', auto_renew: true }, { cert_id: 'SC-3710', auto_renew: true }] })
     expect(judgeClaim('SC-3710 and SC-3527 are both set to renew automatically.', [t]).verdict).toBe('supported')
@@ -183,6 +183,16 @@ describe('flags: whose, and when', () => {
     expect(judgeClaim('It becomes eligible for replacement on 6 February 2027.', [laptop]).verdict).not.toBe('contradicted')
     const payments = json({ payments: [{ quarter: 'Q3', paid: '2026-09-22', amount_usd: 4730 }, { quarter: 'Q4', paid: null, amount_usd: 4730 }] })
     expect(judgeClaim('Paid so far: $14,190 across three quarterly payments.', [payments]).verdict).not.toBe('contradicted')
+  })
+
+  it('takes no word of a machine-written value for a name the claim gives', () => {
+    const t = json({ station: 'ALDER-CRK-02', precip_mm: { total: 38.6 }, data_gaps: [{ sensor: 'rain_gauge', hours: 14 }, { sensor: 'wind_vane', hours: 2 }] })
+    expect(judgeClaim('Rain: 38.6 mm for the month.', [t]).verdict).toBe('supported')
+  })
+
+  it('reads the unit an object’s key ends in for the values under it', () => {
+    const t = json({ station: 'ALDER-CRK-02', temp_c: { mean: 6.8, min: { value: -7.9, at: '2026-10-29T06:40:00-06:00' } } })
+    expect(judgeClaim('It got down to a low of 18 °F (−7.9 °C) on October 29.', [t]).verdict).toBe('supported')
   })
 
   it('names a day of a list by its weekday', () => {

@@ -150,7 +150,7 @@ const namesMemo = new WeakMap<Statement[], { known: Set<string>; attributes: Set
 function namesIn(statements: Statement[]) {
   let hit = namesMemo.get(statements)
   if (!hit) {
-    const known = new Set(statements.flatMap((s) => [...s.owner]))
+    const known = new Set(statements.flatMap((s) => (s.lowercaseOwner ? [] : [...s.owner])))
     const attributes = new Set(statements.flatMap((s) => (s.key ? [...readClaim(s.key).terms.keys()] : [])))
     namesMemo.set(statements, (hit = { known, attributes }))
   }
