@@ -210,3 +210,17 @@ describe('a denial that asserts', () => {
     expect(judgeClaim('It was drier than normal, not wetter.', [w]).verdict).not.toBe('contradicted')
   })
 })
+
+describe('what the agent says it did', () => {
+  it('needs a call that did it, and believes the call’s refusal', () => {
+    const refusal = json({ status: 'rejected', reason: 'prescription_missing', appointment_id: null }, 't1', 'book_appointment')
+    expect(judgeClaim("I've booked you with Lea Brunner for Wednesday, 14 October at 8:30 am.", [refusal]).verdict).toBe('contradicted')
+    const quote = json({ quote_id: 'Q-7F31C2', buy_amount_chf: 48600, fee_gbp: 25 }, 't1', 'get_fx_quote')
+    expect(judgeClaim("Done — I've sent the CHF 48,600 wire to Alpenfaser AG.", [quote]).verdict).toBe('unsupported')
+    const booked = json({ status: 'confirmed', confirmation: 'EXC-55120', guests: 2 }, 't2', 'book_excursion')
+    expect(judgeClaim("I've booked the boat trip for both of you (confirmation EXC-55120).", [booked]).verdict).toBe('supported')
+    // Finding out is no action: a lookup backs what it found.
+    const order = json({ order: 'A-1182', status: 'shipped', shipped_on: '2026-05-03' }, 't3', 'get_order')
+    expect(judgeClaim("I've checked your order: it shipped on 3 May 2026.", [order]).verdict).toBe('supported')
+  })
+})

@@ -27,6 +27,7 @@
  * development sets (docs/engines.md).
  */
 import type { Evidence } from './evidence.js'
+import { actionVerdict } from './actions.js'
 import { backFigures, conflicting, toolWords, yearLike } from './figures.js'
 import { flagVerdict } from './flags.js'
 import { SEMANTIC_SUPPORT, alignment, bestStatement, coverage, figureWordsMeet, namesOwner, readClaim, termIn, wordsMeet, type Claim } from './match.js'
@@ -212,6 +213,11 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
   const retried = failed && results.some((s) => s.evidence.kind === 'tool_result' && s.evidence.source === failed.s.evidence.source)
   if (failed && !retried && failed.byName && ACTION.test(c.text))
     return { verdict: 'contradicted', confidence: CONFIDENCE.failedAction, evidence: failed.s.evidence, rule: 'failed-action' }
+
+  // A claim that the agent did something needs a call that did it.
+  const action = actionVerdict(c, results)
+  if (action?.verdict === 'contradicted') return { verdict: 'contradicted', confidence: CONFIDENCE.failedAction, evidence: action.s.evidence, rule: 'action-refused' }
+  if (action) return { verdict: 'unsupported', confidence: CONFIDENCE.nothing, evidence: null, rule: 'action-unbacked' }
 
   // Relations are evaluated, never assumed from shared figures.
   const rel = relation(c.text, [...usable, ...ctx.request], ctx.statements)

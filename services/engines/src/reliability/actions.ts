@@ -1,0 +1,50 @@
+/**
+ * A claim that the agent did something ("I've booked you with Lea Brunner", "Done — I've sent the wire") is backed
+ * only by a call that did it. A lookup's figures (the quote, the free slot) show what could be done, not that it was:
+ * where the call of that action answered with a refusal, the claim is contradicted; where the trace made no call that
+ * acts at all, nothing backs it.
+ */
+import { toolWords } from './figures.js'
+import { wordsMeet, type Claim } from './match.js'
+import type { Statement } from './statements.js'
+import { stem } from './text.js'
+
+const IRREGULAR: Record<string, string> = { sent: 'send', paid: 'pay', made: 'make', put: 'put', set: 'set', bought: 'buy', sold: 'sell', took: 'take', gave: 'give', held: 'hold', done: 'do' }
+const DONE = new RegExp(
+  `\\b(?:I|we)(?:'ve| have)?\\s+(?:just |now |also |already |successfully |gone ahead and )?([a-z]+ed|${Object.keys(IRREGULAR).join('|')})\\b`,
+  'gi',
+)
+/** Verbs of finding out, not of acting: "I've checked your order" reports a lookup. */
+const LOOKED = /^(?:checked|double-checked|looked|searched|reviewed|compared|calculated|verified|pulled|fetched|listed|converted|noticed|confirmed|estimated|worked|noted|summari[sz]ed|highlighted|rounded|used|assumed|based|included|attached|found|tried|attempted|asked|need|needed)$/i
+/** Tools that find out rather than act, by their first word. */
+const LOOKUP_TOOL = /^(?:get|list|search|find|lookup|look|check|fetch|read|query|quote|calc|calculate|estimate|compare|convert|describe|show|view|retrieve|browse|inspect|status|validate|verify|preview)$/i
+const REFUSED = /\b(?:reject\w*|declin\w*|fail\w*|error|denied|refus\w*|not[_ ]allowed|not[_ ]permitted|blocked|insufficient\w*|forbidden|unauthori[sz]ed|exceed\w*|invalid)\b/i
+const STATUS = /^(?:status|state|outcome|result|decision)$/i
+
+/** The actions a claim says the agent did, as stems ("booked" → book, "sent" → send). */
+function actionsDone(c: Claim): string[] {
+  return [...c.text.matchAll(DONE)].map((m) => m[1]!.toLowerCase()).filter((v) => !LOOKED.test(v)).map((v) => stem(IRREGULAR[v] ?? v))
+}
+
+const toolOf = (s: Statement) => [...toolWords(s.evidence).keys()]
+const acts = (s: Statement) => {
+  const first = (s.evidence.source ?? '').replace(/^tool:/, '').split(/[_.\-\s]+/)[0] ?? ''
+  return s.evidence.kind === 'tool_result' && first !== '' && !LOOKUP_TOOL.test(first)
+}
+/** A result's own status says the call was refused ("status": "rejected", "success": false). */
+const refused = (s: Statement) =>
+  (s.key !== undefined && STATUS.test(s.key) && REFUSED.test(s.text.slice(s.text.lastIndexOf(':') + 1))) || (s.boolean === true && s.flag === false && /^(?:success|ok|accepted|approved|completed)$/i.test(s.key ?? ''))
+
+export type ActionVerdict = { verdict: 'contradicted'; s: Statement } | { verdict: 'unbacked' }
+
+export function actionVerdict(c: Claim, results: Statement[]): ActionVerdict | null {
+  const done = actionsDone(c)
+  if (!done.length) return null
+  const calls = results.filter((s) => s.evidence.kind === 'tool_result' && toolOf(s).some((t) => done.some((v) => wordsMeet(v, t))))
+  // Every call of the action refused (one of two bookings declined says nothing of the other).
+  const refusals = new Set(calls.filter(refused).map((s) => s.evidence))
+  const refusal = calls.find(refused)
+  if (refusal && calls.every((s) => refusals.has(s.evidence))) return { verdict: 'contradicted', s: refusal }
+  if (!calls.length && !results.some(acts)) return { verdict: 'unbacked' }
+  return null
+}
