@@ -79,6 +79,11 @@ function hitter(q: Quantity): (v: number, err?: number) => boolean {
   const half = (q.tol / 0.49) * 0.5
   return (v, err = 0) => {
     if (!Number.isFinite(v) || Math.abs(v) <= 1e-9) return false
+    // A loose bound ("a little over three weeks", "just under an hour") holds a computed value on its side, not far
+    // past it: a figure half again as large is no longer "a little over" it in anyone's reading. (A cap, "up to £50",
+    // is stated exactly.)
+    if (q.approx && q.bound === '>' && q.value > 0) return v >= q.value - slack && v <= q.value * 1.5
+    if (q.approx && q.bound === '<' && q.value > 0) return v <= q.value + slack && v >= q.value / 1.5
     const within = toCent ? Math.min(slack, half + err + 1e-9 * Math.abs(q.value)) : slack
     return Math.abs(v - q.value) <= within
   }

@@ -59,7 +59,7 @@ export interface Quantity {
 
 /** An allowance: a modal, then "up to" (or "at most", "no more than", "a maximum of") right before the figure. */
 const LIMIT = /\b(?:can|may|could|allowed to|permitted to)\b(?:\s+[\w-]+){0,4}\s+(?:up to|at most|no more than|a maximum of|a max of)\s*$/i
-const APPROX = /\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|close to|just (?:over|under)|an estimated|estimated|~)\s*$/i
+const APPROX = /\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|close to|(?:just|a little|a bit|slightly|a touch) (?:over|under|more than|less than|below|above)|just shy of|an estimated|estimated|~)\s*$/i
 const BELOW = /(?:\b(?:under|below|less than|fewer than|within|up to|at most|no more than|not more than|lower than|shorter than|cheaper than)|[<≤])\s*$/i
 const ABOVE = /(?:\b(?:over|above|more than|greater than|at least|no less than|exceeds?|exceeding|higher than|longer than|beyond)|[>≥])\s*$/i
 /**

@@ -224,3 +224,12 @@ describe('what the agent says it did', () => {
     expect(judgeClaim("I've checked your order: it shipped on 3 May 2026.", [order]).verdict).toBe('supported')
   })
 })
+
+describe('loose bounds', () => {
+  it('holds "a little over" a computed figure on its side, not far past it', () => {
+    const today = doc('Today is Tuesday, 2026-10-27.', 'm1', null)
+    const slot = json({ donor: 'D-1', eligible_from: '2026-11-19' })
+    expect(judgeClaim("You're eligible again on 19 November. That's a little over three weeks from today.", [today, slot]).verdict).toBe('supported')
+    expect(judgeClaim("You're eligible again on 19 November. That's a little over five weeks from today.", [today, slot]).verdict).not.toBe('supported')
+  })
+})
