@@ -440,3 +440,14 @@ describe('flags in contrasting clauses and everyday words', () => {
     expect(await verdicts({ item: 'Sofa', assembly_required: false }, 'No assembly is needed.')).toEqual(['supported'])
   })
 })
+
+describe('a consequence drawn from its premise', () => {
+  it('stands with the supported clause it follows, when it adds no figure', async () => {
+    const lens = { model: 'Sorato 35mm f/1.8 DG', mounts: ['Sony E', 'Nikon Z', 'L-Mount'], weight_g: 265 }
+    expect(await verdicts(lens, "It's only made for Sony E, Nikon Z and L-Mount, so it won't mount on your X-T5.")).toEqual(['supported', 'supported'])
+    // A figure of its own needs its own backing.
+    expect(await verdicts(lens, "It's only made for Sony E, Nikon Z and L-Mount, so you'd need a $149 adapter.")).toEqual(['supported', 'unsupported'])
+    // After an unbacked premise, the consequence stands alone.
+    expect(await verdicts(lens, 'It is weather sealed, so it will survive the rain.')).toEqual(['unsupported', 'unsupported'])
+  })
+})

@@ -19,7 +19,7 @@ import { normalizeWs } from './text.js'
 import { quantities } from './quantity.js'
 import { semanticScores } from './semantic.js'
 import { requestStatements, statementsOf, type Statement } from './statements.js'
-import { CONTRAST, judge, type JudgeContext, type Judgement } from './support.js'
+import { CONFIDENCE, CONTRAST, judge, type JudgeContext, type Judgement } from './support.js'
 import { offsetsIn } from './zones.js'
 
 /** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
@@ -124,7 +124,22 @@ async function compute(view: TraceView, embedder: Embedder | null): Promise<Trac
   // A model that fails mid-run leaves this trace lexical rather than failing the job.
   const sem = await semanticScores(embedder, texts, ctx.statements, needs).catch(() => semanticScores(null, texts, ctx.statements, needs))
   const claims = texts.map((claim, i) => ({ claim, judgement: needs[i] && embedder ? judge(claim, { ...ctx, similarity: sem.similarity[i] }, focus[i]) : lexical[i]! }))
-  return { answer, claims, context: ctx, semantic: embedder !== null, embedded: sem.embedded }
+  return { answer, claims: withPremises(claims), context: ctx, semantic: embedder !== null, embedded: sem.embedded }
+}
+
+/** A consequence drawn from the clause before it: "…, so it won't mount on your X-T5", "which means you're covered". */
+const CONSEQUENCE = /^\s*(?:so|which means|that means|meaning|and so|therefore|hence)\b/i
+
+/**
+ * A consequence the answer draws from its premise has no evidence of its own: where it adds no figure and nothing
+ * backed or denied it, it stands with the supported clause it follows, as a reader takes "X, so Y" whole.
+ */
+function withPremises(claims: TraceJudgement['claims']): TraceJudgement['claims'] {
+  return claims.map((c, i) => {
+    const premise = claims[i - 1]?.judgement
+    if (!premise || premise.verdict !== 'supported' || c.judgement.rule !== 'unsupported' || !CONSEQUENCE.test(c.claim) || quantities(c.claim).length) return c
+    return { claim: c.claim, judgement: { verdict: 'supported', confidence: CONFIDENCE.weak, evidence: premise.evidence, rule: 'consequence' } }
+  })
 }
 
 const cache = new Lru<Promise<TraceJudgement>>(2048)
