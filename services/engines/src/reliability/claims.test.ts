@@ -56,3 +56,21 @@ describe('the assistant\'s own advice', () => {
     expect(splitClaims("I'd replace the batteries and install the update. The T9 firmware is 4.2.1. Sorry to hear that! It's always a good idea to save more.")).toEqual(['The T9 firmware is 4.2.1.'])
   })
 })
+
+describe('lead-ins and advice inside a sentence', () => {
+  it('drops a label before a colon or in bold, keeping what it labels', () => {
+    expect(splitClaims('**Lead authority.** Because our main establishment is in Munich, the lead authority is BayLDA.\nOne thing to flag: the fee is $20.')).toEqual([
+      'Because our main establishment is in Munich, the lead authority is BayLDA.',
+      'the fee is $20.',
+    ])
+    // A lead-in with a figure or a verb says something.
+    expect(splitClaims('**Node 20:** supported until April 2027.')).toEqual(['Node 20: supported until April 2027.'])
+  })
+
+  it('drops "it\'s worth …ing" advice, not the fact before it', () => {
+    expect(splitClaims("Receiving may turn the extra pallets away, so it's worth checking with Brightfield Snacks before the truck leaves.")).toEqual([
+      'Receiving may turn the extra pallets away',
+    ])
+    expect(splitClaims('The house is worth $400,000.')).toEqual(['The house is worth $400,000.'])
+  })
+})

@@ -12,7 +12,14 @@ const BULLET = /^\s*(?:[-*•+]|\d{1,2}[.)])\s+/
 const GREETING = /^(?:hi|hello|hey|greetings|thanks|thank you|sure|certainly|of course|absolutely|great question|good question|you're welcome|no problem)\b/i
 const OFFER = /\b(?:let me know|hope (?:this|that) helps|feel free|happy to help|glad to help|anything else|don't hesitate|do not hesitate|reach out|I(?:'ll| will| can) (?:walk you through|help you|guide you|show you))\b/i
 /** The assistant's own advice and sympathy ("I'd replace the batteries", "Sorry to hear that", "It's always a good idea to …"): no fact. */
-const ADVICE = /^\s*(?:(?:so|then|and|but|also),?\s+)?I(?:'d| would)\s+(?:still\s+|also\s+|really\s+|strongly\s+|personally\s+)?(?!be\b|have to\b|need\b|like\b|love\b)[a-z]+|^\s*(?:sorry to hear|for more help|for more information|for (?:more )?details)\b|\b(?:it's|it is) (?:always |usually )?a good idea\b/i
+const ADVICE = /^\s*(?:(?:so|then|and|but|also),?\s+)?I(?:'d| would)\s+(?:still\s+|also\s+|really\s+|strongly\s+|personally\s+)?(?!be\b|have to\b|need\b|like\b|love\b)[a-z]+|^\s*(?:sorry to hear|for more help|for more information|for (?:more )?details)\b|\b(?:it's|it is) (?:always |usually )?a good idea\b|^\s*(?:(?:so|and|but),?\s+)?(?:it's|it is|it'd be|it would be|it may be|it might be|it isn't|it is not)\s+(?:probably\s+|still\s+|well\s+|not\s+)?worth\s+[a-z]+ing\b|^\s*sorry\b/i
+/**
+ * A lead-in that labels what follows, not a claim: a few words in bold before the sentence ("**Lead authority.**
+ * Because …") or before a colon ("One thing to flag: …", "Good news on coverage: …"), with no figure and no verb in
+ * its usual shapes (a form of be, have or do, a modal, a contraction, a past form).
+ */
+const VERB = /\b(?:is|are|was|were|be|been|being|am|has|have|had|does|do|did|can|could|will|would|shall|should|may|might|must|[a-z]+ed|[a-z]+n't|[a-z]+'(?:s|re|ve|ll|d|m))\b/i
+const headingLike = (s: string) => s.trim().split(/\s+/).length <= 5 && !/\d/.test(s) && !VERB.test(s)
 
 /** Markdown emphasis and headings change nothing a claim says. */
 const unmark = (line: string) =>
@@ -68,13 +75,20 @@ export function clauses(sentence: string): string[] {
   return parts.filter(Boolean)
 }
 
+/** Bold words that end in a full stop or a colon, inside the bold or right after it: a label ("**Basic plan** costs …" is a subject). */
+const BOLD_LEAD = /^\s*(?:\*\*|__)([^*_\n]{1,60}?)(?:[.:](?:\*\*|__)|(?:\*\*|__):)\s*/
+
 export function splitClaims(text: string): string[] {
   const out: string[] = []
   for (const rawLine of text.split(/\n/)) {
     if (REFERENCE_LINE.test(rawLine) || SOURCE_LINE.test(rawLine)) continue
-    const line = unmark(rawLine.replace(BULLET, ''))
+    let bare = rawLine.replace(BULLET, '')
+    const lead = BOLD_LEAD.exec(bare)
+    if (lead && bare.length > lead[0].length && headingLike(lead[1]!)) bare = bare.slice(lead[0].length)
+    const line = unmark(bare)
     if (!line) continue
-    for (const s of sentences(line, true)) if (asserts(s)) for (const c of clauses(s)) if (asserts(c)) out.push(c)
+    for (const s of sentences(line, true))
+      if (asserts(s)) for (const c of clauses(s)) if (asserts(c) && !(headingLike(c) && s.includes(`${c}:`))) out.push(c)
   }
   return out
 }
