@@ -53,3 +53,12 @@ describe('units a text implies', () => {
     expect(quantities('she scored 24 points')[0]!.dim).toBe('count')
   })
 })
+
+describe('inches written "in"', () => {
+  it('reads a decimal before "in" and a bracket or the end as inches, and "in" before a word as a preposition', () => {
+    const [q] = quantities('Rain: 1.52 in (38.6 mm) for the month.')
+    expect(q).toMatchObject({ dim: 'length', unit: 'in.' })
+    expect(q!.value).toBeCloseTo(0.0386, 3)
+    expect(quantities('It ranked 4.5 in the survey.').map((x) => x.dim)).toEqual(['count'])
+  })
+})
