@@ -4,6 +4,7 @@
  * where the call of that action answered with a refusal, the claim is contradicted; where the trace made no call that
  * acts at all, nothing backs it.
  */
+import { STATUS_KEYS } from './fact-keys.js'
 import { toolWords } from './figures.js'
 import { wordsMeet, type Claim } from './match.js'
 import type { Statement } from './statements.js'
@@ -19,7 +20,6 @@ const LOOKED = /^(?:checked|double-checked|looked|searched|reviewed|compared|cal
 /** Tools that find out rather than act, by their first word. */
 const LOOKUP_TOOL = /^(?:get|list|search|find|lookup|look|check|fetch|read|query|quote|calc|calculate|estimate|compare|convert|describe|show|view|retrieve|browse|inspect|status|validate|verify|preview)$/i
 const REFUSED = /\b(?:reject\w*|declin\w*|fail\w*|error|denied|refus\w*|not[_ ]allowed|not[_ ]permitted|blocked|insufficient\w*|forbidden|unauthori[sz]ed|exceed\w*|invalid)\b/i
-const STATUS = /^(?:status|state|outcome|result|decision)$/i
 
 /** The actions a claim says the agent did, as stems ("booked" → book, "sent" → send). */
 function actionsDone(c: Claim): string[] {
@@ -33,7 +33,7 @@ const acts = (s: Statement) => {
 }
 /** A result's own status says the call was refused ("status": "rejected", "success": false). */
 const refused = (s: Statement) =>
-  (s.key !== undefined && STATUS.test(s.key) && REFUSED.test(s.text.slice(s.text.lastIndexOf(':') + 1))) || (s.boolean === true && s.flag === false && /^(?:success|ok|accepted|approved|completed)$/i.test(s.key ?? ''))
+  (s.key !== undefined && STATUS_KEYS.test(s.key) && REFUSED.test(s.text.slice(s.text.lastIndexOf(':') + 1))) || (s.boolean === true && s.flag === false && /^(?:success|ok|accepted|approved|completed)$/i.test(s.key ?? ''))
 
 export type ActionVerdict = { verdict: 'contradicted'; s: Statement } | { verdict: 'unbacked' }
 
@@ -42,9 +42,8 @@ export function actionVerdict(c: Claim, results: Statement[]): ActionVerdict | n
   if (!done.length) return null
   const calls = results.filter((s) => s.evidence.kind === 'tool_result' && toolOf(s).some((t) => done.some((v) => wordsMeet(v, t))))
   // Every call of the action refused (one of two bookings declined says nothing of the other).
-  const refusals = new Set(calls.filter(refused).map((s) => s.evidence))
-  const refusal = calls.find(refused)
-  if (refusal && calls.every((s) => refusals.has(s.evidence))) return { verdict: 'contradicted', s: refusal }
+  const refusals = calls.filter(refused)
+  if (refusals.length && calls.every((s) => refusals.some((r) => r.evidence === s.evidence))) return { verdict: 'contradicted', s: refusals[0]! }
   if (!calls.length && !results.some(acts)) return { verdict: 'unbacked' }
   return null
 }

@@ -12,6 +12,10 @@
  * item, unless the claim is about all of them ("both", "all", "each", "neither"):
  * then every sibling must agree. A flag under a parent key (online.in_stock)
  * speaks to a claim naming that part or the entity.
+ *
+ * A flag contradicts only the claim's own subject as things stand: the flag of a record the claim does not name,
+ * where another record has the same flag, is `doubtful` (it backs nothing and contradicts nothing), and a claim about
+ * how things usually go or will become is not denied by today's value.
  */
 import { namesOwner, readClaim, termIn, type Claim } from './match.js'
 import { deniedNear } from './polarity.js'
