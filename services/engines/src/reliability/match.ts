@@ -134,15 +134,16 @@ function acronymsOf(c: Claim): Set<string> {
   return hit
 }
 
-/** A date as month and day ("#md1219"): a claim's "December 19" names the item dated 2026-12-19. */
+/** Weekday names by day of the week (0 = Sunday), as a day number's (`(day + 4) % 7`: 1970-01-01 was a Thursday). */
 const WEEKDAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday']
-const WEEKDAY_RE = /\b(sunday|monday|tuesday|wednesday|thursday|friday|saturday)\b/gi
+const WEEKDAY_RE = new RegExp(`\\b(${WEEKDAY_NAMES.join('|')})\\b`, 'gi')
 /** The weekdays a text names, or null. */
 function weekdaysIn(text: string): Set<string> | null {
   const found = new Set([...text.matchAll(WEEKDAY_RE)].map((m) => m[1]!.toLowerCase()))
   return found.size ? found : null
 }
 
+/** A date as month and day ("#md1219"): a claim's "December 19" names the item dated 2026-12-19. */
 export function dayKey(q: Quantity): string {
   if (!q.hasYear) return `#md${q.value}`
   const d = new Date(q.value * 86_400_000)
