@@ -111,7 +111,8 @@ const deniesSomething = (pol: Map<string, boolean>) => [...pol.values()].some(Bo
  * A denial that asserts: the alternative set aside ("drier than normal, not wetter") and the time of the last event
  * ("it hasn't synced since 16 July" says it last synced then).
  */
-const ASSERTS_BY_DENIAL = /,\s*(?:and\s+)?not\s+\w+\s*[.!]?\s*$|\b(?:hasn't|haven't|hadn't|has not|have not|had not)\s+(?:\w+\s+)?\w+\s+since\b/i
+// (One optional run of spaces before the stop: two adjacent ones would try every split of a long run.)
+const ASSERTS_BY_DENIAL = /,\s*(?:and\s+)?not\s+\w+(?:\s*[.!])?\s*$|\b(?:hasn't|haven't|hadn't|has not|have not|had not)\s+(?:\w+\s+)?\w+\s+since\b/i
 
 /**
  * A predicate both state with opposite polarity (owners aside: they are the subject, not the predicate), where one
