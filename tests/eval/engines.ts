@@ -1,5 +1,5 @@
 /**
- * pnpm eval:engines [--sets old,dev,heldout,v3,v4,alignment] (the blind v5 sets: v5, alignment-heldout) — the engines scored against the
+ * pnpm eval:engines [--sets old,dev,heldout,v3,v4,v5,alignment] (the blind v6 sets: v6, alignment-heldout) — the engines scored against the
  * labelled traces, one report per set, development and held-out apart:
  * - `old`: tests/fixtures/engines (its holdout-* files are known by now: development);
  * - `dev`: tests/fixtures/engines-v2/dev, the v2 development traces;
@@ -9,7 +9,8 @@
  *   others (`--sets old,dev`).
  * - `v3`: tests/fixtures/engines-v3/heldout, blind until 2026-12-06 and development since (misses listed);
  * - `v4`: tests/fixtures/engines-v4/heldout, blind until 2026-12-07 and development since (misses listed);
- * - `v5`: tests/fixtures/engines-v5/heldout, the blind set now: aggregates only, never in the default sets.
+ * - `v5`: tests/fixtures/engines-v5/heldout, blind until 2026-12-07 (round 7) and development since (misses listed);
+ * - `v6`: tests/fixtures/engines-v6/heldout, the blind set now: aggregates only, never in the default sets.
  * content_reliability per claim kind (supported precision/recall, "not supported"
  * detection, false "contradicted"), Spearman between labelled supported share and
  * score, the reliability diagram of confidences, sources' verification levels,
@@ -28,9 +29,10 @@ import type { TraceView } from '@svc/engines/trace-view'
 import { loadV3Fixtures } from '../fixtures/engines-v3/fixtures-v3.js'
 import { loadV4Fixtures } from '../fixtures/engines-v4/fixtures-v4.js'
 import { loadV5Fixtures } from '../fixtures/engines-v5/fixtures-v5.js'
+import { loadV6Fixtures } from '../fixtures/engines-v6/fixtures-v6.js'
 import { fmt, summarize, table } from '../bench/stats.js'
 
-const { values: args } = parseArgs({ options: { sets: { type: 'string', default: 'old,dev,heldout,v3,v4,alignment' } } })
+const { values: args } = parseArgs({ options: { sets: { type: 'string', default: 'old,dev,heldout,v3,v4,v5,alignment' } } })
 const wanted = new Set(args.sets!.split(','))
 
 const f3 = (x: number) => fmt(x, 3)
@@ -92,13 +94,14 @@ const sets: Array<[string, string, () => Fixture[], boolean]> = [
   ['old', 'old set (tests/fixtures/engines, development)', loadFixtures, true],
   ['dev', 'v2 development set (engines-v2/dev)', () => loadV2('dev'), true],
   ['heldout', 'v2 held-out set (engines-v2/heldout)', () => loadV2('heldout'), false],
-  // v3 and v4 were the blind sets until their final blind figures were recorded (their
+  // v3, v4 and v5 were the blind sets until their final blind figures were recorded (their
   // READMEs); development since then.
   ['v3', 'v3 set (engines-v3/heldout, development since v4)', () => loadV3Fixtures().map(asFixture('v3')), true],
   ['v4', 'v4 set (engines-v4/heldout, development since v5)', () => loadV4Fixtures().map(asFixture('v4')), true],
+  ['v5', 'v5 set (engines-v5/heldout, development since v6)', () => loadV5Fixtures().map(asFixture('v5')), true],
   // The blind measurement (issue 14): never in the default sets, so an ordinary run never
   // spends one of its runs; aggregates only, like every held-out set.
-  ['v5', 'v5 held-out set (engines-v5/heldout, blind)', () => loadV5Fixtures().map(asFixture('v5')), false],
+  ['v6', 'v6 held-out set (engines-v6/heldout, blind)', () => loadV6Fixtures().map(asFixture('v6')), false],
 ]
 const misses: string[] = []
 for (const [key, title, load, show] of sets) if (wanted.has(key)) misses.push(...(await report(title, load(), show)))
@@ -123,7 +126,7 @@ for (const m of misses) process.stdout.write(`  - ${m}\n`)
 // alignment: the labelled policy outputs, each set apart. Development (misses listed): the old
 // development and held-out (holdout-*) policies of tests/fixtures/alignment, alignment-v2's dev
 // and heldout (both tuned on since round 2 of issue 14), alignment-r2 (written while tuning
-// round 2), alignment-v3 (blind until v4) and alignment-v4 (blind until v5). Held out: alignment-v5/heldout, only with `alignment-heldout`, its own key (not in the
+// round 2), alignment-v3 (blind until v4), alignment-v4 (blind until v5) and alignment-v5 (blind until v6). Held out: alignment-v6/heldout, only with `alignment-heldout`, its own key (not in the
 // default sets, so an ordinary run never spends one of its runs, nor one of the traces' held-out
 // set), aggregates only. Default mode (the local sentence model, as the engines run it), with the
 // lexical fallback's figures beside.
@@ -142,7 +145,8 @@ if (wanted.has('alignment') || wanted.has('alignment-heldout')) {
     ['round-2 development (alignment-r2)', dev ? loadAlignmentFixtures(`${FIXTURE_DIR}-r2`) : [], true],
     ['v3 (development since v4)', dev ? loadAlignmentFixtures(`${FIXTURE_DIR}-v3/heldout`) : [], true],
     ['v4 (development since v5)', dev ? loadAlignmentFixtures(`${FIXTURE_DIR}-v4/heldout`) : [], true],
-    ['v5 held-out (blind)', wanted.has('alignment-heldout') ? loadAlignmentFixtures(`${FIXTURE_DIR}-v5/heldout`) : [], false],
+    ['v5 (development since v6)', dev ? loadAlignmentFixtures(`${FIXTURE_DIR}-v5/heldout`) : [], true],
+    ['v6 held-out (blind)', wanted.has('alignment-heldout') ? loadAlignmentFixtures(`${FIXTURE_DIR}-v6/heldout`) : [], false],
   ] as const
   for (const [title, set, showMisses] of alignmentSets) {
     if (set.length === 0) continue

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { clauses, splitClaims } from './claims.js'
+import { clauses, splitClaims, splitClaimsWithTopics } from './claims.js'
 
 describe('splitClaims', () => {
   it('splits sentences and keeps assertions', () => {
@@ -72,5 +72,17 @@ describe('lead-ins and advice inside a sentence', () => {
       'Receiving may turn the extra pallets away',
     ])
     expect(splitClaims('The house is worth $400,000.')).toEqual(['The house is worth $400,000.'])
+  })
+})
+
+describe('splitClaimsWithTopics', () => {
+  it('gives each claim the label of its bullet or section', () => {
+    const text = '## Rewards Visa\n- 0% for 18 months with a 3% fee.\n\n**Flex card:** 0% for 21 months, then 23.24%.\n- Flex Mastercard: the fee is 5% of the balance.'
+    expect(splitClaimsWithTopics(text)).toEqual([
+      { claim: '0% for 18 months with a 3% fee.', topic: 'Rewards Visa' },
+      { claim: '0% for 21 months, then 23.24%.', topic: 'Flex card' },
+      // (a label of two words stays with its claim, which names the entity itself)
+      { claim: 'Flex Mastercard: the fee is 5% of the balance.', topic: 'Rewards Visa' },
+    ])
   })
 })

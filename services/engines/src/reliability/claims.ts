@@ -78,17 +78,45 @@ export function clauses(sentence: string): string[] {
 /** Bold words that end in a full stop or a colon, inside the bold or right after it: a label ("**Basic plan** costs …" is a subject). */
 const BOLD_LEAD = /^\s*(?:\*\*|__)([^*_\n]{1,60}?)(?:[.:](?:\*\*|__)|(?:\*\*|__):)\s*/
 
-export function splitClaims(text: string): string[] {
-  const out: string[] = []
+/** A claim, and the label of the section or bullet it sits under ("Harbor Rewards Visa" of "- Harbor Rewards Visa: 0% for 18 months"). */
+export interface SplitClaim {
+  claim: string
+  topic: string
+}
+
+/** A line that only names what the lines under it are about: a heading, a bold line, a short label ending in a colon. */
+const TOPIC_LINE = /^\s*(?:#{1,6}\s+(.+?)|(?:\*\*|__)([^*_\n]+?)(?:\*\*|__):?|([^.:\n]+?):)\s*$/
+
+/** The claims of an answer, each with the label it sits under (a reader takes "After the promo …" as that card's). */
+export function splitClaimsWithTopics(text: string): SplitClaim[] {
+  const out: SplitClaim[] = []
+  let section = ''
   for (const rawLine of text.split(/\n/)) {
     if (REFERENCE_LINE.test(rawLine) || SOURCE_LINE.test(rawLine)) continue
     let bare = rawLine.replace(BULLET, '')
+    const heading = TOPIC_LINE.exec(bare)
+    const label = heading ? unmark(heading[1] ?? heading[2] ?? heading[3] ?? '') : ''
+    // (A line that only names its section asserts nothing.)
+    if (heading && headingLike(label)) {
+      section = label
+      continue
+    }
+    let topic = section
     const lead = BOLD_LEAD.exec(bare)
-    if (lead && bare.length > lead[0].length && headingLike(lead[1]!)) bare = bare.slice(lead[0].length)
+    if (lead && bare.length > lead[0].length && headingLike(lead[1]!)) {
+      bare = bare.slice(lead[0].length)
+      topic = lead[1]!.trim()
+    }
     const line = unmark(bare)
     if (!line) continue
     for (const s of sentences(line, true))
-      if (asserts(s)) for (const c of clauses(s)) if (asserts(c) && !(headingLike(c) && s.includes(`${c}:`))) out.push(c)
+      if (asserts(s))
+        for (const c of clauses(s)) {
+          if (asserts(c) && !(headingLike(c) && s.includes(`${c}:`))) out.push({ claim: c, topic })
+          else if (headingLike(c) && s.includes(`${c}:`)) topic = c
+        }
   }
   return out
 }
+
+export const splitClaims = (text: string): string[] => splitClaimsWithTopics(text).map((c) => c.claim)

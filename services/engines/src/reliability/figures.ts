@@ -184,6 +184,51 @@ export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): {
   return { found, anchor }
 }
 
+/** Words that make a figure the result of arithmetic the claim states ("bringing the set to", "27 more than", "left"). */
+const ARITHMETIC_WORDS = /\b(?:more|less|fewer|left|remain\w*|total\w*|sav\w+|short|over|under|minus|plus|difference|bring\w*|extra|increas\w+|decreas\w+|average\w*|combined|altogether|than|off|after|net|up|down|ris\w+|rose|fell|drop\w*|gain\w*|per|each|times|twice|half|double\w*|so|which|that's|makes?|comes? to|works? out)\b/i
+
+/** The figure is what its measure is: "GC content is 38.2%", "your balance was $1,200". */
+const COPULA_BEFORE = /\b(?:is|was|are|were|stands at|sits at)\s*$|'s\s*$/i
+
+/**
+ * A field of the very measure the claim gives a figure of, holding another value: "GC content is 38.2%" against
+ * "gc_pct": 33.2, "Your battery health is 81%" against "battery_health_pct": 91. The claim states the figure as the
+ * field's, with no arithmetic in its words: a sum of the result's other figures that makes 38.2 is a coincidence.
+ */
+export function measureField(c: Claim, q: Quantity, usable: Statement[]): Statement | null {
+  // (A clock time may be another zone's reading of the field's UTC one.)
+  const head = c.text.slice(Math.max(0, q.index - 40), q.index)
+  if (ARITHMETIC_WORDS.test(c.text) || !COPULA_BEFORE.test(head) || q.dim === 'time' || yearLike(q)) return null
+  const before = readClaim(head.split(/[,;:]/).pop() ?? '').terms
+  for (const s of usable) {
+    if (!s.key || s.quantities.some((e) => satisfies(q, e))) continue
+    const key = [...readClaim(s.key).terms.keys()]
+    if (!key.length || !key.every((t) => termIn(t, before))) continue
+    if (s.quantities.some((e) => e.dim === q.dim && (q.dim !== 'money' || e.unit === q.unit) && !e.per === !q.per)) return s
+  }
+  return null
+}
+
+/** A claim that something costs nothing. */
+const FREE = /\b(?:for free|free of charge|at no (?:extra |additional )?(?:cost|charge)|no (?:extra |additional )?(?:charge|fee|cost)|costs? nothing|complimentary)\b/i
+const NOT_FREE = /\b(?:not|isn't|aren't|wasn't|no longer)\s+(?:\w+\s+)?(?:free|complimentary)\b/i
+const PRICE_KEY = /\b(?:fee|fees|price|cost|charge|surcharge)\b/
+
+/**
+ * A fee the evidence gives for what the claim says is free: "we'll haul away your old fridge for free" against
+ * "haul_away_fee_usd": 25. The fee's key names the thing by the claim's own words ("haul away").
+ */
+export function chargedFor(c: Claim, usable: Statement[]): Statement | null {
+  if (!FREE.test(c.text) || NOT_FREE.test(c.text)) return null
+  return (
+    usable.find((s) => {
+      if (!s.key || !PRICE_KEY.test(s.key) || !s.quantities.some((e) => e.dim === 'money' && e.value > 0)) return false
+      const thing = [...readClaim(s.key.replace(PRICE_KEY, ' ')).terms.keys()]
+      return thing.length > 0 && thing.every((t) => termIn(t, c.terms))
+    }) ?? null
+  )
+}
+
 /** A statement about the same thing giving another value of the figure's attribute. */
 export function conflicting(c: Claim, q: Quantity, usable: Statement[], ctx: JudgeContext, named: (s: Statement) => boolean): Statement | null {
   if (yearLike(q)) return null

@@ -451,3 +451,13 @@ describe('a consequence drawn from its premise', () => {
     expect(await verdicts(lens, 'It is weather sealed, so it will survive the rain.')).toEqual(['unsupported', 'unsupported'])
   })
 })
+
+describe('claims under a label', () => {
+  it('are about the entity the label names', async () => {
+    const offers = tool('get_offers', {}, { offers: [{ card: 'Harbor Rewards Visa', intro_apr_percent: 0, intro_months: 18, go_to_apr_percent: 21.74 }, { card: 'Harbor Flex Mastercard', intro_apr_percent: 0, intro_months: 21, go_to_apr_percent: 23.24 }] })
+    const answer = 'Here are the two offers:\n\n- Harbor Rewards Visa: 0% for 18 months. After the promo the rate goes to 21.74%.\n- Harbor Flex Mastercard: 0% for 21 months. Its rate afterwards is 23.24%.'
+    expect(await verdictsOn(offers, answer)).toEqual(['supported', 'supported', 'supported', 'supported'])
+    const swapped = answer.replace('goes to 21.74%', 'goes to 23.24%')
+    expect((await verdictsOn(offers, swapped))[1]).not.toBe('supported')
+  })
+})

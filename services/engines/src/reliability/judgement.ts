@@ -12,7 +12,7 @@
 import type { Embedder } from '../semantic/types.js'
 import { Lru } from '../semantic/lru.js'
 import type { TraceView } from '../trace-view.js'
-import { splitClaims } from './claims.js'
+import { splitClaimsWithTopics, type SplitClaim } from './claims.js'
 import { evidenceOf, finalOutput, promptMessages } from './evidence.js'
 import { dayKey, readClaim } from './match.js'
 import { normalizeWs } from './text.js'
@@ -23,7 +23,7 @@ import { CONFIDENCE, CONTRAST, judge, type JudgeContext, type Judgement } from '
 import { offsetsIn } from './zones.js'
 
 /** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
-export const JUDGEMENT_VERSION = '2.1.39'
+export const JUDGEMENT_VERSION = '2.1.40'
 
 /**
  * Bounds on one trace's work, far above any answer of the labelled sets (at most a few dozen claims and a
@@ -83,15 +83,18 @@ const SAME_DAY = /\b(?:that|the same|this) (?:day|night|morning|afternoon|evenin
  * lighter than the Pro" is about the Lite (the first entity the previous claim named); and the day, for
  * claims that carry on the previous one's ("Expect 6 inches of snow that day" after "Saturday, December 19 …").
  */
-function focusOf(claims: string[], statements: Statement[]): Array<Set<string>> {
+function focusOf(claims: SplitClaim[], statements: Statement[]): Array<Set<string>> {
   const known = new Set(statements.flatMap((s) => [...s.owner]))
   let last = new Set<string>()
   let day: string[] = []
-  return claims.map((claim) => {
+  return claims.map(({ claim, topic }) => {
     // "Unlike the lodash one, it …": the contrasted entity is not the one the claim is about.
     const c = readClaim(claim.replace(CONTRAST, ''))
     const named = [...c.terms.keys()].filter((t) => known.has(t))
+    // A claim under a label naming an entity ("- Harbor Rewards Visa: … After the promo …") is about it.
+    const labelled = [...readClaim(topic).terms.keys()].filter((t) => known.has(t))
     if (named.length) last = new Set(named.slice(0, 2))
+    else if (labelled.length) last = new Set(labelled.slice(0, 2))
     // Figures after a colon ("Marta Okafor has stepped up: 17 goals …") are the entity's before it.
     else if (!REFERS.test(claim) && !PRONOUN.test(claim) && !FIGURES_FIRST.test(claim)) last = new Set()
     const days = c.quantities.filter((q) => q.dim === 'date').map(dayKey)
@@ -113,11 +116,12 @@ function fingerprint(view: TraceView): string {
 
 async function compute(view: TraceView, embedder: Embedder | null): Promise<TraceJudgement> {
   const answer = finalOutput(view)
-  const texts = answer ? splitClaims(answer.text).slice(0, MAX_CLAIMS) : []
+  const split = answer ? splitClaimsWithTopics(answer.text).slice(0, MAX_CLAIMS) : []
+  const texts = split.map((c) => c.claim)
   const empty: JudgeContext = { statements: [], request: [], answerQuantities: [] }
   if (!answer || !texts.length) return { answer, claims: [], context: empty, semantic: embedder !== null, embedded: 0 }
   const ctx = judgeContext(view, answer.text)
-  const focus = focusOf(texts, ctx.statements)
+  const focus = focusOf(split, ctx.statements)
   const lexical = texts.map((claim, i) => judge(claim, ctx, focus[i]))
   // Meaning is asked for where words were not enough: claims without figures that nothing backed lexically.
   const needs = lexical.map((j, i) => j.verdict === 'unsupported' && !quantities(texts[i]!).length)

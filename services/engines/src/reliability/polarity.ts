@@ -33,6 +33,8 @@ const PHRASES: Array<[RegExp, string]> = [
   [/\bmust\b/gi, ' required '],
   [/\bnon-?(\w)/gi, ' not $1'],
   [/\bno longer\b/gi, ' not '],
+  // A step still awaited has not happened: "status": "pending_approval" is not approved (yet).
+  [/\b(?:pending|awaiting|waiting for)\s+(?=[a-z])/gi, ' not '],
   // A key's one word for a verb phrase: "carries over" is rollover, "ask for a credit" is credit_on_request.
   [/\b(?:carr(?:y|ies|ied)|roll(?:s|ed)?)[ -]?over\b/gi, ' rollover '],
   [/\b(?:ask(?:s|ed|ing)?|appl(?:y|ies|ied|ying)) for\b/gi, ' request '],

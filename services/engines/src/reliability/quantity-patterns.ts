@@ -164,7 +164,7 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
   },
   // money: $4.82 billion, €22.50, EUR 22.50, CA$412.30, 24.8p, 126 dollars, 16 euros; a price per unit: "$0.70 a mile", "1.0842 dollars per euro"
   {
-    re: new RegExp(`(?:(?:(CA\\$|C\\$|AU?\\$|S\\$|HK\\$|NZ\\$|US\\$|R\\$|[$€£¥₹])|\\b(${CODES})\\s?)${NUM}(?:\\s?(k|thousand|million|mn|m|billion|bn|b)\\b)?|${NUM}(?:\\s?(thousand|million|billion|bn))?\\s?(${CODES}|dollars?|euros?|yen|yuan|renminbi|francs?|rupees?|cents?|pence|p)\\b)(?:\\s?(?:(?:a|an|per|each)\\s|/\\s?)((?:cubic\\s)?[a-z]+)\\b)?`, 'gi'),
+    re: new RegExp(`(?:(?:(CA\\$|C\\$|AU?\\$|S\\$|HK\\$|NZ\\$|US\\$|R\\$|[$€£¥₹])|\\b(${CODES})\\s?)${NUM}(?:\\s?(k|thousand|million|mn|m|billion|bn|b)\\b)?|${NUM}(?:\\s?(thousand|million|billion|bn))?\\s?(${CODES}|dollars?|euros?|yen|yuan|renminbi|francs?|rupees?|cents?|pence|p|zł|złoty|zloty|zlotys|kronor|pesos?)(?![\\wł]))(?:\\s?(?:(?:a|an|per|each)\\s|/\\s?)((?:cubic\\s)?[a-z]+)\\b)?`, 'gi'),
     read: (m) => {
       const raw = m[3] ?? m[5]!
       const scale = SCALE[(m[4] ?? m[6] ?? '').toLowerCase()] ?? 1

@@ -62,3 +62,11 @@ describe('inches written "in"', () => {
     expect(quantities('It ranked 4.5 in the survey.').map((x) => x.dim)).toEqual(['count'])
   })
 })
+
+describe('currencies written after the amount', () => {
+  it('reads złoty, kronor and pesos', () => {
+    expect(quantities("Wawel's state rooms are 60 zł, the tour 159 zł.").map((q) => [q.dim, q.value, q.unit])).toEqual([['money', 60, 'PLN'], ['money', 159, 'PLN']])
+    expect(quantities('about 37,670 kronor').map((q) => q.unit)).toEqual(['SEK'])
+    expect(quantities('1,200 pesos a month').map((q) => q.unit)).toEqual(['MXN/month'])
+  })
+})

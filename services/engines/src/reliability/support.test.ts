@@ -233,3 +233,54 @@ describe('loose bounds', () => {
     expect(judgeClaim("You're eligible again on 19 November. That's a little over five weeks from today.", [today, slot]).verdict).not.toBe('supported')
   })
 })
+
+describe('a figure the claim states as a field’s own', () => {
+  it('is that field’s value, whatever sum of the other figures makes it', () => {
+    // 33.2 + 5 = 38.2 and 94.1 + 1.3 = 95.4: arithmetic reaches both, the fields say otherwise.
+    const run = json({ run: 'asm-v2', gc_pct: 33.2, repeats_pct: 5, busco: { complete_pct: 94.1, duplicated_pct: 1.3 } })
+    expect(judgeClaim('GC content is 38.2%.', [run]).verdict).toBe('contradicted')
+    expect(judgeClaim('BUSCO completeness is 95.4%.', [run]).verdict).toBe('contradicted')
+    expect(judgeClaim('GC content is 33.2%.', [run]).verdict).toBe('supported')
+    // Stated as arithmetic, the figure is the sum's.
+    expect(judgeClaim('Together that makes 38.2%.', [run]).verdict).not.toBe('contradicted')
+  })
+})
+
+describe('a record’s status', () => {
+  it('denies a step still pending, whatever the record’s other fields name', () => {
+    const leave = json({ request_id: 'LV-558210', status: 'pending_approval', approver: 'Dev Anand', days: 5 }, 't1', 'submit_leave')
+    expect(judgeClaim("It's already been approved by Dev Anand.", [leave]).verdict).toBe('contradicted')
+    expect(judgeClaim('Dev Anand is the approver.', [leave]).verdict).toBe('supported')
+  })
+})
+
+describe('what is said to be free', () => {
+  it('is contradicted by a fee the record gives for that very thing', () => {
+    const fridge = json({ sku: 'FL-36', haul_away_available: true, haul_away_fee_usd: 25, delivery_fee_usd: 0 })
+    expect(judgeClaim("We'll haul away your old fridge for free.", [fridge]).verdict).toBe('contradicted')
+    expect(judgeClaim("We'll haul away your old fridge for $25.", [fridge]).verdict).toBe('supported')
+    expect(judgeClaim('Delivery is free.', [fridge]).verdict).not.toBe('contradicted')
+  })
+})
+
+describe('flags of separate results', () => {
+  it('are one group for a claim about all of them', () => {
+    const v1 = json({ run: 'PR-asm-v1', contamination_flagged: true }, 't1', 'assembly_stats')
+    const v2 = json({ run: 'PR-asm-v2', contamination_flagged: false }, 't2', 'assembly_stats')
+    expect(judgeClaim('Neither assembly was flagged for contamination.', [v2, v1]).verdict).toBe('contradicted')
+    expect(judgeClaim('Neither assembly was flagged for contamination.', [v2, { ...v2, span_id: 't3' }]).verdict).toBe('supported')
+  })
+
+  it('decide before a relation that holds', () => {
+    const centers = json({ centers: [{ name: 'Lincoln Park Imaging', in_network: true, next_open: '2027-04-19' }, { name: 'Clybourn Open MRI', in_network: false, next_open: '2027-04-15' }] })
+    expect(judgeClaim('Clybourn Open MRI is in network and has the earliest opening.', [centers]).verdict).toBe('contradicted')
+  })
+})
+
+describe('codes', () => {
+  it('of one kind with another number are another thing', () => {
+    const policy = doc('A leaked production credential is a SEV-2 incident. Open an incident bridge within 15 minutes.')
+    expect(judgeClaim('A leaked production credential counts as a SEV-3 incident.', [policy]).verdict).toBe('contradicted')
+    expect(judgeClaim('A leaked production credential counts as a SEV-2 incident.', [policy]).verdict).toBe('supported')
+  })
+})

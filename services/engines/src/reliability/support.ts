@@ -28,7 +28,7 @@
  */
 import type { Evidence } from './evidence.js'
 import { actionVerdict } from './actions.js'
-import { backFigures, conflicting, toolWords, yearLike } from './figures.js'
+import { backFigures, chargedFor, conflicting, measureField, toolWords, yearLike } from './figures.js'
 import { flagVerdict } from './flags.js'
 import { SEMANTIC_SUPPORT, alignment, bestStatement, coverage, figureWordsMeet, namesOwner, readClaim, termIn, wordsMeet, type Claim } from './match.js'
 import { polarity } from './polarity.js'
@@ -36,6 +36,7 @@ import { sameValue, satisfies } from './compare.js'
 import type { Quantity } from './quantity.js'
 import { COMPARATIVE, relation } from './relations.js'
 import { statementsOf, type Statement } from './statements.js'
+import { stem } from './text.js'
 
 export type Verdict = 'supported' | 'unsupported' | 'contradicted'
 
@@ -220,6 +221,14 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
   if (action?.verdict === 'contradicted') return { verdict: 'contradicted', confidence: CONFIDENCE.failedAction, evidence: action.s.evidence, rule: 'action-refused' }
   if (action) return { verdict: 'unsupported', confidence: CONFIDENCE.nothing, evidence: null, rule: 'action-unbacked' }
 
+  // JSON booleans: the key is the predicate, the value its polarity.
+  // A zero amount or count denies its key, which a claim stating the zero itself agrees with: "the duty rate is 0%"
+  // is judged by its figure, not denied by "duty_eur": 0.
+  const read = flagVerdict(c, results, known, focus)
+  const flag = read && (read.s.free || read.s.absent) && c.quantities.some((q) => q.value === 0) ? null : read
+  if (flag?.verdict === 'contradicted') return { verdict: 'contradicted', confidence: CONFIDENCE.boolean, evidence: flag.s.evidence, rule: 'boolean-contradicted' }
+  const fee = chargedFor(c, usable)
+  if (fee) return { verdict: 'contradicted', confidence: CONFIDENCE.conflict, evidence: fee.evidence, rule: 'conflict' }
   // Relations are evaluated, never assumed from shared figures.
   const rel = relation(c.text, [...usable, ...ctx.request], ctx.statements)
   if (rel?.figures) {
@@ -243,12 +252,6 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
     return { verdict: 'unsupported', confidence: CONFIDENCE.weak, evidence: null, rule: 'relation-unread' }
   }
 
-  // JSON booleans: the key is the predicate, the value its polarity.
-  // A zero amount or count denies its key, which a claim stating the zero itself agrees with: "the duty rate is 0%"
-  // is judged by its figure, not denied by "duty_eur": 0.
-  const read = flagVerdict(c, results, known, focus)
-  const flag = read && (read.s.free || read.s.absent) && c.quantities.some((q) => q.value === 0) ? null : read
-  if (flag?.verdict === 'contradicted') return { verdict: 'contradicted', confidence: CONFIDENCE.boolean, evidence: flag.s.evidence, rule: 'boolean-contradicted' }
   if (flag?.verdict === 'doubtful') return { verdict: 'unsupported', confidence: CONFIDENCE.nothing, evidence: null, rule: 'boolean-doubtful' }
   // Where the claim's figures are backed: computed once, for the flags below and the figures after them.
   let figures: ReturnType<typeof backFigures> | undefined
@@ -260,6 +263,10 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
 
   if (c.quantities.length) {
     const { found, anchor } = backed()
+    for (let i = 0; i < c.quantities.length; i++) {
+      const s = found[i] === 'derived' ? measureField(c, c.quantities[i]!, usable) : null
+      if (s) return { verdict: 'contradicted', confidence: CONFIDENCE.conflict, evidence: s.evidence, rule: 'conflict' }
+    }
     // A figure only the user gave backs nothing (a yardstick): it may only be converted, below, or restated in other
     // units beside figures the evidence backs ("At 5'10" (about 178 cm) you're in the Medium range, 170 to 180 cm").
     const someBacked = found.some((f) => typeof f === 'object' && f !== null)
@@ -324,7 +331,11 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
       // A pair backs the claim only as a whole: a denial in either half ("claim id: HC-55821" + "status: denied") denies
       // it. Of a result's fields only its status speaks for the whole record ("renews on" beside it may be stale).
       const partner = pair && pair.cov > alignment(c, s, ctx.similarity) && (pair.s.key === undefined || STATUS_KEY.test(pair.s.key)) ? pair.s : null
-      if (deniedSegment(c, s) || (partner && deniedSegment(c, partner))) return { verdict: 'contradicted', confidence: CONFIDENCE.denied, evidence: s.evidence, rule: 'denied' }
+      // Nor does a field of the record back a claim its status denies: "approver: Dev Anand" beside "status:
+      // pending_approval" is no approval by Dev Anand.
+      const status = usable.find((x) => x !== s && x.evidence === s.evidence && x.key !== undefined && STATUS_KEY.test(x.key) && sameOwner(x, s) && denies(c, x) && saysDone(c, x))
+      if (deniedSegment(c, s) || (partner && deniedSegment(c, partner)) || status) return { verdict: 'contradicted', confidence: CONFIDENCE.denied, evidence: s.evidence, rule: 'denied' }
+      if (otherCode(c.text, s.text)) return { verdict: 'contradicted', confidence: CONFIDENCE.conflict, evidence: s.evidence, rule: 'conflict' }
       return { verdict: 'supported', confidence: cov >= 0.8 ? CONFIDENCE.text : CONFIDENCE.textLoose, evidence: s.evidence, rule: 'text' }
     }
     // The claim's predicate said of another entity: "Loratadine can cause marked drowsiness".
@@ -342,6 +353,23 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
   const best = bestStatement(c, results, ctx.similarity)
   const cov = best ? alignment(c, best, ctx.similarity) : 0
   return { verdict: 'unsupported', confidence: cov < 0.3 ? CONFIDENCE.nothing : CONFIDENCE.weak, evidence: null, rule: 'unsupported' }
+}
+
+/** The claim says a step the status denies was done ("approved"), not merely names it ("the approver"). */
+const saysDone = (c: Claim, status: Statement) =>
+  [...c.text.matchAll(/\b([a-z]+)ed\b/gi)].some((m) => [...status.pol].some(([t, denied]) => denied && termIn(stem(m[0]), new Set([t]))))
+const sameOwner = (a: Statement, b: Statement) => a.owner.size === b.owner.size && [...a.owner].every((o) => b.owner.has(o))
+
+/** A code of letters and a number: SEV-3, P1, T-112, SC-3391. */
+const CODE = /\b([A-Za-z]{1,5})-?(\d{1,5})\b/g
+/**
+ * The statement gives the claim's code another number, and never the claim's: "This counts as a SEV-3 incident"
+ * against "A leaked production credential is a SEV-2 incident". Words alike, the level differs.
+ */
+function otherCode(claim: string, text: string): boolean {
+  const codes = (t: string) => [...t.matchAll(CODE)].filter((m) => /[A-Z]/.test(m[1]!)).map((m) => [m[1]!.toUpperCase(), m[2]!] as const)
+  const theirs = codes(text)
+  return codes(claim).some(([p, n]) => theirs.some(([q, k]) => q === p && k !== n) && !theirs.some(([q, k]) => q === p && k === n))
 }
 
 /** A fact (not a flag) whose value has words, none of them the claim's. */

@@ -82,6 +82,7 @@ export const CURRENCY_WORDS: Record<string, string> = {
   cad: 'CAD', aud: 'AUD', inr: 'INR', sek: 'SEK', nok: 'NOK', dkk: 'DKK', pln: 'PLN', mxn: 'MXN', cents: 'USD/100', cent: 'USD/100',
   pence: 'GBP/100', p: 'GBP/100', sgd: 'SGD', hkd: 'HKD', nzd: 'NZD', cny: 'CNY', rmb: 'CNY', yuan: 'CNY', renminbi: 'CNY', krw: 'KRW',
   brl: 'BRL', zar: 'ZAR', francs: 'CHF', franc: 'CHF', rupees: 'INR', rupee: 'INR',
+  zł: 'PLN', złoty: 'PLN', zloty: 'PLN', zlotys: 'PLN', kronor: 'SEK', peso: 'MXN', pesos: 'MXN',
 }
 export const SCALE: Record<string, number> = { k: 1e3, thousand: 1e3, m: 1e6, mn: 1e6, million: 1e6, b: 1e9, bn: 1e9, billion: 1e9, trillion: 1e12 }
 
