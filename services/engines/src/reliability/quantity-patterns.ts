@@ -152,13 +152,15 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
   },
   // compound and ISO durations: 1 h 30 min, 2 hours and 15 minutes, an hour and a half, PT1H30M, P3D
   {
-    re: /\b(\d+)\s?(?:h|hr|hrs|hours?)\s*(?:and\s*)?(\d+)\s?(?:m|min|mins|minutes?)\b|\b(\d+)h(\d{2})\b|\ban hour and a half\b|\bP(?:(\d+)D)?T?(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?\b/g,
+    re: /\b(\d+)\s?(?:h|hr|hrs|hours?)\s*(?:and\s*)?(\d+)\s?(?:m|min|mins|minutes?)\b|\b(\d+)h(\d{2})\b|\b(?:[Aa]n?|[Oo]ne)\s(hour|day|week|month|year)\sand\sa\shalf\b|\b(?:[Aa]n|[Oo]ne)\shour\s(?:and\s)?(\d+)\s?(?:min|mins|minutes?)\b|\bP(?:(\d+)D)?T?(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?\b/g,
     read: (m) => {
-      if (/^an hour/i.test(m[0])) return [{ dim: 'duration', value: 5400, unit: '', tol: 30, hasYear: true }]
+      // "an hour and a half", "a day and a half"; "an hour and 47 minutes"
+      if (m[5]) return [{ dim: 'duration', value: 1.5 * UNITS[m[5]]![1], unit: '', tol: Math.max(30, 0.0075 * UNITS[m[5]]![1]), hasYear: true }]
+      if (m[6]) return [{ dim: 'duration', value: 3600 + Number(m[6]) * 60, unit: '', tol: 30, hasYear: true }]
       if (m[1]) return [{ dim: 'duration', value: Number(m[1]) * 3600 + Number(m[2]) * 60, unit: '', tol: 30, hasYear: true }]
       if (m[3]) return [{ dim: 'duration', value: Number(m[3]) * 3600 + Number(m[4]) * 60, unit: '', tol: 30, hasYear: true }]
-      if (!m[5] && !m[6] && !m[7] && !m[8]) return []
-      const value = Number(m[5] ?? 0) * 86400 + Number(m[6] ?? 0) * 3600 + Number(m[7] ?? 0) * 60 + Number(m[8] ?? 0)
+      if (!m[7] && !m[8] && !m[9] && !m[10]) return []
+      const value = Number(m[7] ?? 0) * 86400 + Number(m[8] ?? 0) * 3600 + Number(m[9] ?? 0) * 60 + Number(m[10] ?? 0)
       return [{ dim: 'duration', value, unit: '', tol: 0.5, hasYear: true }]
     },
   },

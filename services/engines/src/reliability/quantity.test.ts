@@ -70,3 +70,11 @@ describe('currencies written after the amount', () => {
     expect(quantities('1,200 pesos a month').map((q) => q.unit)).toEqual(['MXN/month'])
   })
 })
+
+describe('durations of a unit and more', () => {
+  it('reads "an hour and 47 minutes" and "a day and a half" as one duration', () => {
+    expect(quantities('It took about an hour and 47 minutes.').map((q) => [q.dim, q.value])).toEqual([['duration', 6420]])
+    expect(quantities('One hour 10 minutes').map((q) => q.value)).toEqual([4200])
+    expect(quantities('a day and a half').map((q) => [q.dim, q.value])).toEqual([['duration', 129600]])
+  })
+})

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { daylight, offsetsIn } from './zones.js'
+import { offsetsIn, zoneOffset } from './zones.js'
+
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b)
 
 describe('offsetsIn', () => {
   it('reads written offsets', () => {
@@ -14,19 +16,26 @@ describe('offsetsIn', () => {
     expect(offsetsIn(['arrives 09:10 CET', '2026-10-26T08:10:00Z'])).toEqual([60])
   })
 
-  it('gives both offsets when no timestamp says the day, and none for a text naming no zone', () => {
-    expect(offsetsIn(['10 pm tonight Eastern']).sort((a, b) => a - b)).toEqual([-300, -240])
+  it('reads IANA names, cities and AoE, on the days of the trace\'s dates when it has no timestamp', () => {
+    expect(offsetsIn(['The member is in America/Chicago.', '"next_run": "2027-03-13"'])).toEqual([-360])
+    expect(offsetsIn(['The member is in America/Chicago.', '"next_run": "2027-03-15"'])).toEqual([-300])
+    expect(offsetsIn(['1:15 am Central (07:15 UTC)', '"at": "2026-11-20T07:15:00Z"'])).toEqual([-360])
+    expect(offsetsIn(['deadline 25 June at 23:59 AoE'])).toEqual([-720])
+    expect(offsetsIn(['12:59 pm in London', '2027-06-26'])).toEqual([60])
+  })
+
+  it('gives both offsets when nothing says the day, and none for a text naming no zone', () => {
+    expect(sorted(offsetsIn(['10 pm tonight Eastern']))).toEqual([-300, -240])
     expect(offsetsIn(['Meet at 10 am.'])).toEqual([])
   })
 })
 
-describe('daylight', () => {
-  it('follows the US and EU rules', () => {
-    expect(daylight('us', new Date(Date.UTC(2026, 2, 8)))).toBe(true)
-    expect(daylight('us', new Date(Date.UTC(2026, 2, 7)))).toBe(false)
-    expect(daylight('us', new Date(Date.UTC(2026, 10, 1)))).toBe(false)
-    expect(daylight('eu', new Date(Date.UTC(2026, 2, 29)))).toBe(true)
-    expect(daylight('eu', new Date(Date.UTC(2026, 9, 25)))).toBe(false)
-    expect(daylight(null, new Date(Date.UTC(2026, 6, 1)))).toBe(false)
+describe('zoneOffset', () => {
+  it('follows each zone\'s own daylight saving rules, and knows no made-up zone', () => {
+    expect(zoneOffset('America/New_York', new Date(Date.UTC(2026, 2, 8, 12)))).toBe(-240)
+    expect(zoneOffset('America/New_York', new Date(Date.UTC(2026, 2, 7, 12)))).toBe(-300)
+    expect(zoneOffset('Europe/Paris', new Date(Date.UTC(2026, 2, 29, 12)))).toBe(120)
+    expect(zoneOffset('Asia/Kolkata', new Date(Date.UTC(2026, 6, 1)))).toBe(330)
+    expect(zoneOffset('Mars/Olympus_Mons', new Date())).toBeNull()
   })
 })
