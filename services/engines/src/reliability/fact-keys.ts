@@ -79,6 +79,16 @@ export function objectKeyUnit(key: string): string | undefined {
   return words.length >= 2 && OBJECT_KEY_UNITS.has(last) ? KEY_UNITS[last] : undefined
 }
 
+/**
+ * The unit a key ends in, for a value written as a string: "processing_business_days": "5-10" is 5 to 10 days. (Only
+ * units no English word shares, or the key's last word after one of its own.)
+ */
+export function stringKeyUnit(key: string): string | undefined {
+  const words = keyWords(key)
+  const last = words[words.length - 1] ?? ''
+  return words.length >= 2 && INNER_UNITS.has(last) ? KEY_UNITS[last] : undefined
+}
+
 export const isCurrency = (v: unknown): v is string => typeof v === 'string' && /^[A-Z]{3}$/.test(v)
 
 /** A money quantity built directly: the key says the currency (or '*', any). */

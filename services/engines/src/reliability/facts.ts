@@ -16,7 +16,7 @@
 import { groupBy } from '@svc/shared/group-by'
 import { quantities, type Quantity } from './quantity.js'
 import { sentences } from './text.js'
-import { attributeOf, GENERIC_PARENTS, isCurrency, keyWords, numberValue, numericString, objectKeyUnit, ownerOf, STATUS_KEYS, STATUS_WORDS, tableRows, weekdays, type Scope } from './fact-keys.js'
+import { attributeOf, GENERIC_PARENTS, isCurrency, keyWords, numberValue, numericString, objectKeyUnit, ownerOf, stringKeyUnit, STATUS_KEYS, STATUS_WORDS, tableRows, weekdays, type Scope } from './fact-keys.js'
 
 export interface Fact {
   /** Names of the entity: the object's name-like fields, else those of the objects around it. */
@@ -136,7 +136,8 @@ function walkObject(w: Walk, o: Record<string, unknown>, path: string[], owners:
       continue
     }
     const status = STATUS_KEYS.test(k) ? STATUS_WORDS[s.toLowerCase()] : undefined
-    const valueText = `${objectUnit && numericString(s) ? `${s} ${objectUnit}` : s.replace(/_/g, ' ')}${status ? ` (${status})` : ''}`
+    const unit = numericString(s) ? (objectUnit ?? stringKeyUnit(k)) : undefined
+    const valueText = `${unit ? `${s} ${unit}` : s.replace(/_/g, ' ')}${status ? ` (${status})` : ''}`
     made.push(fact(here, ambiguous, attribute, predicate, parent, valueText, quantities(valueText)))
   }
   w.out.push(...made)

@@ -313,9 +313,10 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
     re: /(?<![\w.-])(\d+\.\d+)\s?[-–]\s?(\d+\.\d+)(?![\w.])/g,
     read: (m) => [m[1]!, m[2]!].map((x) => ({ dim: 'count' as Dim, value: Number(x), unit: '', tol: tolerance(x, 1, false, Number(x), 0), hasYear: true })),
   },
-  // plain numbers and number words: counts ("33 pallets", "two authors")
+  // plain numbers and number words: counts ("33 pallets", "two authors"); a minus sign is read as the magnitude's
+  // (a result's -0.88 bound, as its JSON numbers are), a hyphen after a word is a code's ("A-12")
   {
-    re: new RegExp(`(?<![\\w.-])${NUM}(?:\\s?(thousand|million|billion|bn))?(?![\\w]|-\\d|\\.\\d)|\\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred|dozen)\\b`, 'gi'),
+    re: new RegExp(`(?<![\\w.])(?<![\\w.][-−])${NUM}(?:\\s?(thousand|million|billion|bn))?(?![\\w]|-\\d|\\.\\d)|\\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred|dozen)\\b`, 'gi'),
     read: (m) => {
       if (m[3]) {
         const value = WORD_NUMBERS[m[3].toLowerCase()]!

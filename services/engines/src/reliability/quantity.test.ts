@@ -78,3 +78,10 @@ describe('durations of a unit and more', () => {
     expect(quantities('a day and a half').map((q) => [q.dim, q.value])).toEqual([['duration', 129600]])
   })
 })
+
+describe('signed numbers', () => {
+  it('read a minus sign as the magnitude’s, as a result’s JSON numbers are, and a hyphen after a word as a code’s', () => {
+    expect(quantities('ci95: -0.88, -0.24').map((q) => q.value)).toEqual([0.88, 0.24])
+    expect(quantities('unit A-12, range 5-10')).toEqual([])
+  })
+})

@@ -284,3 +284,10 @@ describe('codes', () => {
     expect(judgeClaim('A leaked production credential counts as a SEV-2 incident.', [policy]).verdict).toBe('supported')
   })
 })
+
+describe('a figure written as a string under a key with a unit', () => {
+  it('has the key’s unit', () => {
+    const refund = json({ refund_id: 'RFD-88314', processing_business_days: '5-10' })
+    expect(judgeClaim('Refunds are processed in 5 to 10 business days.', [refund]).verdict).toBe('supported')
+  })
+})
