@@ -205,6 +205,12 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
       return [{ dim: 'data', value, unit: '', tol: value * 0.005, hasYear: true }]
     },
   },
+  // a concentration in air or serum ("18.6 µg/m³", "4.2 ng/mL"): a reading on its own scale, as a result gives it beside
+  // its unit ("mean": 18.6, "unit": "µg/m³"); not a mass, nor a rate per metre (mg/dL and mmol/L convert, below)
+  {
+    re: new RegExp(`${NUM}\\s?(?:(?:µg|μg|ug|mg|ng)\\s?/\\s?(?:m³|m3)|(?:ng|pg|µg|μg|ug)\\s?/\\s?(?:mL|ml|L))(?![\\w])`, 'g'),
+    read: (m) => [{ dim: 'count' as Dim, value: Number(m[1]!.replace(/,/g, '')), unit: '', tol: tolerance(m[1]!, 1, false, Number(m[1]!.replace(/,/g, '')), 0), hasYear: true }],
+  },
   // number + unit: 25 min, 2.4 kB, 101 million km, a 12-month term, 55 × 40 × 23 cm (the unit applies back to bare numbers
   // before "×", "to", "-"), and rates: "15 mg per kg", "160 mg per 5 mL", "28.5 L per 100 km", "12 hours a week"
   {

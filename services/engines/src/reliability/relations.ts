@@ -16,7 +16,8 @@ import type { Statement } from './statements.js'
 
 /** Comparative adjectives of a measure, as "than" or a paired figure follows them. */
 const MEASURE_COMPARATIVES = 'higher|greater|more|larger|bigger|longer|cheaper|lower|less|fewer|smaller|shorter|faster|slower|earlier|later|older|newer|heavier|lighter|warmer|colder|cooler|hotter|pricier|brighter|dimmer'
-export const COMPARATIVE = new RegExp(`\\b(${MEASURE_COMPARATIVES}|more expensive|less expensive|better|worse)\\b(.*?)\\bthan\\b|\\b(beats?|outperforms?|exceeds?|tops|trails?)\\b`, 'i')
+// ("tops out at 4%" is a maximum, not a comparison)
+export const COMPARATIVE = new RegExp(`\\b(${MEASURE_COMPARATIVES}|more expensive|less expensive|better|worse)\\b(.*?)\\bthan\\b|\\b(beats?|outperforms?|exceeds?|tops(?! out)|trails?)\\b`, 'i')
 const ORDER = /\b(before|after|earlier than|later than|prior to)\b/i
 /** Both sides' figures in the claim: "your HbA1c of 6.1% is above the reference range of 4.0 to 5.6%". */
 const BETWEEN = /\b(above|below|under|over|within|beyond|exceeds?|inside|outside)\b/i
@@ -127,12 +128,18 @@ export function relation(text: string, pool: Statement[], statements: Statement[
     const after = text.slice(between.index + between[0].length)
     // The other side's own figures ("the reference range of 4.0 to 5.6%"), else the range or limit the evidence gives
     // for what the claim names ("within the normal range": the test's ref_range).
-    let edge = v ? quantities(after).filter((q) => q.dim === v.dim || (v.dim === 'count' && q.dim === 'count')) : []
+    // (Only the figures of the clause it opens: "$34.50 an hour over 8-hour days, that's $276 a day" spreads a rate
+    // over days, and a figure of another kind right after the word says it is no comparison.)
+    const clause = after.split(/[;,]|\bthat's\b|\bwhich\b/)[0]!
+    const first = quantities(clause)[0]
+    if (v && first && first.dim !== v.dim && !(v.dim === 'count' || first.dim === 'count')) return null
+    let edge = v ? quantities(clause).filter((q) => q.dim === v.dim || (v.dim === 'count' && q.dim === 'count')) : []
     if (v && !edge.length) edge = limitOf(readClaim(text), readClaim(after), pool, v)
     if (v && edge.length) {
       const word = between[1]!.toLowerCase()
       // A one-sided limit ("ref_range": "<42") bounds one end only.
-      const one = edge.length === 1 ? edge[0]!.bound : ''
+      // So does a single figure: "within the 20-character limit" is at most 20.
+      const one = edge.length === 1 ? edge[0]!.bound || (word === 'within' || word === 'inside' ? '<' : '') : ''
       const lo = one === '<' ? -Infinity : Math.min(...edge.map(norm))
       const hi = one === '>' ? Infinity : Math.max(...edge.map(norm))
       const holds = word === 'within' || word === 'inside' ? norm(v) >= lo && norm(v) <= hi : word === 'outside' ? norm(v) < lo || norm(v) > hi : DOWN.test(word) ? norm(v) < lo : norm(v) > hi
@@ -146,6 +153,8 @@ export function relation(text: string, pool: Statement[], statements: Statement[
 /** A figure right before the comparison: "$12.40 over your budget", "0.03 °C below the record" (a difference). */
 function differenceBefore(left: string): boolean {
   const t = left.trimEnd()
+  // (or a share in words: "about two thirds higher than")
+  if (/\b(?:half|a third|two thirds|a quarter|three quarters|a fifth)$/i.test(t)) return true
   return /\d\s*(?:%|[a-zA-Z°µ$€£¥]{0,12})$/.test(t) && quantities(left).some((q) => q.end >= t.length - 1)
 }
 

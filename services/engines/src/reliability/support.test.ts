@@ -291,3 +291,27 @@ describe('a figure written as a string under a key with a unit', () => {
     expect(judgeClaim('Refunds are processed in 5 to 10 business days.', [refund]).verdict).toBe('supported')
   })
 })
+
+describe('relations read as people write them', () => {
+  it('take a single limit as the bound "within" it, "tops out" as a maximum, and "over 8-hour days" as no comparison', () => {
+    const engraving = json({ sku: 'K', chars_used: 14, max_chars: 20, fee_usd: 15 })
+    expect(judgeClaim("That's 14 characters, well within the 20-character limit.", [engraving]).verdict).toBe('supported')
+    expect(judgeClaim("That's 24 characters, well within the 20-character limit.", [engraving]).verdict).not.toBe('supported')
+    const plan = json({ plan: '401(k)', max_match_pct_of_salary: 4 })
+    expect(judgeClaim('So the match tops out at 4% of your salary.', [plan]).verdict).toBe('supported')
+    const pay = json({ hourly_rate_usd: 34.5, scheduled_hours_per_day: 8 })
+    expect(judgeClaim("At your rate of $34.50 an hour over 8-hour days, that's $276 per day.", [pay]).verdict).not.toBe('contradicted')
+  })
+
+  it('leave a share in words before "higher than" to the arithmetic', () => {
+    const air = json({ unit: 'µg/m³', stations: [{ name: 'Harbour Road', mean: 18.6, data_capture_pct: 100 }, { name: 'Elm Park', mean: 11.2, data_capture_pct: 97 }] })
+    expect(judgeClaim("Harbour Road averaged 18.6 µg/m³ in January, about two thirds higher than Elm Park's 11.2 µg/m³.", [air]).verdict).not.toBe('contradicted')
+  })
+})
+
+describe('a concentration in air or serum', () => {
+  it('is the reading a result gives beside its unit', () => {
+    const air = json({ pollutant: 'pm25', unit: 'µg/m³', stations: [{ name: 'Harbour Road', mean: 18.6 }, { name: 'Elm Park', mean: 11.2 }] })
+    expect(judgeClaim('Harbour Road averaged 18.6 µg/m³ in January.', [air]).verdict).toBe('supported')
+  })
+})
