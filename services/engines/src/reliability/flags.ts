@@ -79,6 +79,9 @@ function clauseOf(c: Claim, present: string[], s: Statement): Claim {
   return { ...readClaim(best), entities: c.entities }
 }
 
+/** Both are of one record: they share its id (an owner with a digit: "SW-661204"), not a brand word two products share. */
+const sharesOwner = (a: Statement, b: Statement) => [...a.owner].some((o) => /\d/.test(o) && b.owner.has(o))
+
 /** Another record has the same flag: a claim naming neither may be about that one ("it" of the only record is not). */
 const rivalled = (s: Statement, statements: Statement[]) =>
   (s.siblings?.length ?? 0) > 1 || statements.some((t) => t !== s && t.key === s.key && t.owner.size > 0 && [...t.owner].some((o) => !s.owner.has(o)))
@@ -123,7 +126,9 @@ export function flagVerdict(c: Claim, statements: Statement[], known: Set<string
     // Prefer the flag whose entity or part the claim names; an item the claim does not name is the weakest reading.
     const placed = s.context?.size && [...s.context].some((t) => termIn(t, c.terms)) ? 1 : 0
     const strength = present.length + (named ? 2 : 0) + placed - (!named && s.owner.size ? 1 : 0)
-    if (!best || strength > best.strength) best = { s, present, strength }
+    // A later result's flag of the same record is its state now ("auto_renew": true, then false after set_auto_renew).
+    const reread = best !== null && strength === best.strength && s.key === best.s.key && s.evidence !== best.s.evidence && s.evidence.kind === 'tool_result' && sharesOwner(s, best.s)
+    if (!best || strength > best.strength || reread) best = { s, present, strength }
   }
   if (!best) return null
   const clause = clauseOf(c, best.present, best.s)

@@ -315,3 +315,12 @@ describe('a concentration in air or serum', () => {
     expect(judgeClaim('Harbour Road averaged 18.6 µg/m³ in January.', [air]).verdict).toBe('supported')
   })
 })
+
+describe('a record read again after a call changed it', () => {
+  it('is in the state the later result gives', () => {
+    const before = json({ account: 'SW-661204', plan: '2-year', auto_renew: true }, 't1', 'get_billing_history')
+    const after = json({ account: 'SW-661204', auto_renew: false, updated_at: '2027-06-05T09:14:07Z' }, 't2', 'set_auto_renew')
+    expect(judgeClaim('Auto-renew is now switched off.', [before, after]).verdict).toBe('supported')
+    expect(judgeClaim('Auto-renew is still on.', [before, after]).verdict).not.toBe('supported')
+  })
+})
