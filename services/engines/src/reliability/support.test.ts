@@ -324,3 +324,19 @@ describe('a record read again after a call changed it', () => {
     expect(judgeClaim('Auto-renew is still on.', [before, after]).verdict).not.toBe('supported')
   })
 })
+
+describe('failures and retries', () => {
+  const error = (text: string, span_id = 'e1', name = 'lag_query'): Evidence => ({ span_id, text, source: `tool:${name}`, kind: 'tool_error' })
+  it('back a report naming the kind of failure the error was', () => {
+    const timeout = error('TimeoutError: broker b-2 did not respond within 10000 ms')
+    expect(judgeClaim('My first lag query timed out on broker b-2, so I ran it again.', [timeout]).verdict).toBe('supported')
+    const limited = error('HTTP 429 Too Many Requests', 'e2', 'cdn_stats')
+    expect(judgeClaim('My first stats request was rate-limited, so I retried it.', [limited]).verdict).toBe('supported')
+  })
+
+  it('deny nothing a call that was retried and succeeded did', () => {
+    const timeout = error('TimeoutError: broker b-2 did not respond within 10000 ms', 'e1', 'consumer_lag')
+    const retry = json({ group: 'invoice-writer', partitions: [{ partition: 0, lag: 48210, last_commit: '2027-03-11T14:02:00Z' }] }, 't2', 'consumer_lag')
+    expect(judgeClaim('The last commit on partition 0 was at 15:02 Berlin time, four minutes after the consumer lag rose.', [timeout, retry]).verdict).not.toBe('contradicted')
+  })
+})

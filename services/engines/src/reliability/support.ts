@@ -83,6 +83,16 @@ const SUPPORT_COVERAGE = 0.6
 const ALIGN_COVERAGE = 0.5
 
 const FAILURE_REPORT = /\b(?:tried to|attempted to|could not|couldn't|can't|cannot|unable|wasn't able|weren't able|was not able|failed|failing|isn't responding|not responding|didn't go through|did not go through|is down|are down|went down|unavailable|error|timed out|time(?:d)? ?out|not (?:available|reachable)|isn't available|no response|declined|rejected|rate-limit\w*|wasn't possible|not possible|try again|retry)\b/i
+/** Kinds of failure, as a report says them and as an error does: "timed out" is a TimeoutError, "rate-limited" a 429. */
+const FAILURE_KINDS: Array<[RegExp, RegExp]> = [
+  [/\btim(?:ed|es|ing)?[ -]?out\b|\btimeout\b/i, /\btime(?:d)?[ -]?out|timeout|deadline exceeded|\b504\b|did not respond|no response/i],
+  [/\brate[ -]?limit\w*|\bthrottl\w*|too many requests/i, /rate[ -_]?limit|\b429\b|too many requests|throttl/i],
+  [/\b(?:unavailable|is down|was down|went down|outage)\b/i, /\b50[23]\b|unavailable|bad gateway|connection refused/i],
+  [/\b(?:declined|rejected|refused)\b/i, /declin|reject|refus|\b402\b/i],
+]
+/** The report names the kind of failure the error is. */
+const sameFailure = (claim: string, error: string) => FAILURE_KINDS.some(([said, seen]) => said.test(claim) && seen.test(error))
+
 /** A claim that something was done ("I've opened a dispute", "your rental is confirmed"), not how things usually go. */
 const ACTION = /\b(?:I|we)(?:'ve|'d| have| had)?\s+(?:\w+\s+){0,2}?\w+(?:ed|ent|ade|one|ut|et|ook|ew)\b|\b(?:has|have) been\b|\b(?:is|are|was|were) (?:now |already |all |successfully )?(?:\w+ed|done|set|sent|made)\b|\b(?:confirmed|booked|scheduled|placed|submitted|completed|finished|posted|took|made|sent|gave|paid|applied)\b/i
 /** A claim about all the items of a list together. */
@@ -197,7 +207,7 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
   }
   // The call's arguments tie a claim to it only by a name or code the claim gives ("SAVE15"), not by common words.
   const byArgument = (s: Statement) => [...c.entities].some((e) => termIn(e, readClaim(s.evidence.about ?? '').terms))
-  const errorFit = (s: Statement) => Math.max(byName(s) ? 0.6 : 0, byArgument(s) ? 0.5 : 0, coverage(c, s))
+  const errorFit = (s: Statement) => Math.max(byName(s) ? 0.6 : 0, byArgument(s) ? 0.5 : 0, sameFailure(c.text, s.text) ? 0.5 : 0, coverage(c, s))
   const bestError = errors.map((s) => ({ s, fit: errorFit(s), byName: byName(s) })).sort((a, b) => b.fit - a.fit)[0]
   if (FAILURE_REPORT.test(c.text) && bestError) {
     // The report's words meet the error's, or its figures are the error's ("try again in a minute": retry after 60 s).
@@ -345,7 +355,7 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
 
   // A claim that an action happened, where the only call about it failed.
   // (The call named by its tool's words, or the claim saying something was done.)
-  if (failed && (failed.byName || ACTION.test(c.text)) && failed.fit >= ALIGN_COVERAGE) {
+  if (failed && !retried && (failed.byName || ACTION.test(c.text)) && failed.fit >= ALIGN_COVERAGE) {
     const backed = bestStatement(c, usable, ctx.similarity)
     if (!backed || alignment(c, backed, ctx.similarity) < SUPPORT_COVERAGE)
       return { verdict: 'contradicted', confidence: CONFIDENCE.failedAction, evidence: failed.s.evidence, rule: 'failed-action' }
