@@ -64,6 +64,12 @@ function keyedRate(q: Quantity, e: Quantity, s: Statement): boolean {
 /** Words that make a claim's change a fall: "down about 5.6% from your average cost". */
 const FALLING = /\b(?:down|fell|fallen|falls|drop(?:ped|s)?|lower|decreased?|declin\w*|lost|loss|cut|reduced?|less)\b/i
 
+/**
+ * How things usually go ("most claims are paid within 10 working days", "it rarely lasts more than a day"): a rule a
+ * document states, never a figure this trace's arithmetic makes (a small round number is some sum of its figures).
+ */
+const GENERALISATION = /\b(?:usually|typically|generally|often|rarely|seldom|most (?:\w+ )?(?:claims|clients|customers|people|users|cases|orders|members|patients)|anything (?:under|over|above|below))\b/i
+
 /** Figures a result may hold to be taken as the topic when the answer states one of them. */
 const SMALL_RESULT = 4
 
@@ -156,7 +162,7 @@ export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): {
   const found = c.quantities.map((q, i) => {
     const best = q.dim === 'count' ? find(q, tied) : measuredFirst[i]!
     if (best) return best
-    if (!yearLike(q) && derivable(q, shareOf(q) ? { ...ops, evidence: [...ops.evidence, ...computed] } : ops)) {
+    if (!yearLike(q) && !GENERALISATION.test(c.text) && derivable(q, shareOf(q) ? { ...ops, evidence: [...ops.evidence, ...computed] } : ops)) {
       // A figure the claim computed is an operand of a share it states next ("2,249 of 5,500 responded, 40.9%": both are sums).
       computed.push(q)
       topical.add(q)

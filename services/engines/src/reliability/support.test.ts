@@ -340,3 +340,12 @@ describe('failures and retries', () => {
     expect(judgeClaim('The last commit on partition 0 was at 15:02 Berlin time, four minutes after the consumer lag rose.', [timeout, retry]).verdict).not.toBe('contradicted')
   })
 })
+
+describe('how things usually go', () => {
+  it('is a rule a source states, never a figure arithmetic on the trace makes', () => {
+    // 4 + 6 = 10: a sum of the result's figures, and no statement of how long claims usually take.
+    const claim = json({ claim: 'C-1', review_days: 4, payment_days: 6 })
+    expect(judgeClaim('Most claims are paid within 10 working days.', [claim]).verdict).toBe('unsupported')
+    expect(judgeClaim('Claims are paid within 10 working days.', [claim]).verdict).toBe('supported')
+  })
+})
