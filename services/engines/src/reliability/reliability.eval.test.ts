@@ -3,7 +3,8 @@
  * labelled traces (tests/fixtures/engines, its holdout-* files included: they are
  * known by now), the v2 development traces (tests/fixtures/engines-v2/dev) and v3
  * (tests/fixtures/engines-v3, blind until the v4 set was written, development since) and v4
- * (tests/fixtures/engines-v4, blind until the v5 set was written, development since).
+ * (tests/fixtures/engines-v4, blind until the v5 set was written, development since) and v5 (tests/fixtures/engines-v5,
+ * blind until the v6 set was written, development since).
  * Floors sit a little under the measured figures (docs/engines.md gives them and
  * the held-out figures, which no test reads) so a regression fails.
  */
@@ -14,6 +15,7 @@ import { reliabilityRunner } from '../test-support/eval-runner.js'
 import { asFixture, fixtureView, loadFixtures, loadV2 } from '../test-support/fixtures.js'
 import { loadV3Fixtures } from '../../../../tests/fixtures/engines-v3/fixtures-v3.js'
 import { loadV4Fixtures } from '../../../../tests/fixtures/engines-v4/fixtures-v4.js'
+import { loadV5Fixtures } from '../../../../tests/fixtures/engines-v5/fixtures-v5.js'
 import { semanticLayer } from '../semantic/layer.js'
 import { modelDir } from '../semantic/model-files.js'
 
@@ -27,6 +29,8 @@ const v3 = loadV3Fixtures().map(asFixture('v3'))
 const v3Eval = await evaluateReliability(v3, reliabilityRunner(model))
 const v4 = loadV4Fixtures().map(asFixture('v4'))
 const v4Eval = await evaluateReliability(v4, reliabilityRunner(model))
+const v5 = loadV5Fixtures().map(asFixture('v5'))
+const v5Eval = await evaluateReliability(v5, reliabilityRunner(model))
 
 describe('content_reliability evaluation (development sets)', () => {
   it('has labelled sets to judge', () => {
@@ -52,8 +56,9 @@ describe('content_reliability evaluation (development sets)', () => {
     expect(x.notSupportedF1).toBeGreaterThanOrEqual(0.88)
     expect(x.falseContradictedShare).toBeLessThanOrEqual(0.05)
     expect(devEval.spearman).toBeGreaterThanOrEqual(0.45)
-    // (0.096 with the sentence model, 0.102 lexical)
-    expect(devEval.calibration.ece).toBeLessThanOrEqual(0.11)
+    // (0.115 with the sentence model since round 7 recalibrated the rules over every development set: this, the most
+    // accurate of them, is a little under-confident now; 0.096 before)
+    expect(devEval.calibration.ece).toBeLessThanOrEqual(0.13)
   })
 
   it('v3 (development since v4): supported claims, false contradictions, ranking', () => {
@@ -75,6 +80,19 @@ describe('content_reliability evaluation (development sets)', () => {
     expect(x.supportedRecall).toBeGreaterThanOrEqual(0.7)
     expect(x.notSupportedF1).toBeGreaterThanOrEqual(0.54)
     expect(x.falseContradictedShare).toBeLessThanOrEqual(0.04)
+    expect(v4Eval.calibration.ece).toBeLessThanOrEqual(0.06)
+  })
+
+  it('v5 (development since v6): supported claims, "not supported" detection, false contradictions, ranking', () => {
+    const x = figures(v5Eval.all)
+    console.log(`v5: ${JSON.stringify(x)} spearman ${v5Eval.spearman.toFixed(3)} ece ${v5Eval.calibration.ece.toFixed(3)}`)
+    expect(v5.length).toBeGreaterThanOrEqual(60)
+    expect(x.supportedPrecision).toBeGreaterThanOrEqual(0.8)
+    expect(x.supportedRecall).toBeGreaterThanOrEqual(0.72)
+    expect(x.notSupportedF1).toBeGreaterThanOrEqual(0.65)
+    expect(x.falseContradictedShare).toBeLessThanOrEqual(0.035)
+    expect(v5Eval.spearman).toBeGreaterThanOrEqual(0.52)
+    expect(v5Eval.calibration.ece).toBeLessThanOrEqual(0.07)
   })
 
   it('keeps the structural rules on every trace', () => {

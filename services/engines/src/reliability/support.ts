@@ -60,21 +60,26 @@ export interface JudgeContext {
   similarity?: (s: Statement) => number
 }
 
-/** Confidence per rule: the share of the development sets' claims each rule got right, rounded down. */
+/**
+ * Confidence per rule: the share of the development sets' claims each rule got right (supported or not, as the
+ * calibration counts it), rounded down; recomputed in round 7 over old, v2, v3, v4 and v5 (docs/engines.md).
+ */
 export const CONFIDENCE = {
   quantity: 0.95,
   quantityLoose: 0.87,
-  derived: 0.87,
-  boolean: 0.95,
-  text: 0.9,
-  textLoose: 0.8,
-  relation: 0.85,
+  derived: 0.84,
+  boolean: 0.94,
+  booleanDenied: 0.79,
+  text: 0.85,
+  textLoose: 0.75,
+  relation: 0.88,
+  relationFalse: 0.76,
   failureReport: 0.9,
   conflict: 0.85,
-  denied: 0.8,
-  failedAction: 0.8,
-  nothing: 0.75,
-  weak: 0.6,
+  denied: 0.78,
+  failedAction: 0.9,
+  nothing: 0.74,
+  weak: 0.55,
 } as const
 
 /** Figures of one claim that are checked (no claim of the labelled sets has more than a dozen). */
@@ -236,7 +241,7 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
   // is judged by its figure, not denied by "duty_eur": 0.
   const read = flagVerdict(c, results, known, focus)
   const flag = read && (read.s.free || read.s.absent) && c.quantities.some((q) => q.value === 0) ? null : read
-  if (flag?.verdict === 'contradicted') return { verdict: 'contradicted', confidence: CONFIDENCE.boolean, evidence: flag.s.evidence, rule: 'boolean-contradicted' }
+  if (flag?.verdict === 'contradicted') return { verdict: 'contradicted', confidence: CONFIDENCE.booleanDenied, evidence: flag.s.evidence, rule: 'boolean-contradicted' }
   const fee = chargedFor(c, usable)
   if (fee) return { verdict: 'contradicted', confidence: CONFIDENCE.conflict, evidence: fee.evidence, rule: 'conflict' }
   // Relations are evaluated, never assumed from shared figures.
@@ -250,12 +255,12 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
     const other = results.some((s) => s.quantities.some((e) => satisfies(r, e)))
     const rest = c.quantities.every((q, i) => q.dim === 'count' || found[i] !== null || sameValue(q, r))
     const ev = bestStatement(c, usable, ctx.similarity)?.evidence ?? null
-    if (own && other && rest && ev) return { verdict: rel.holds ? 'supported' : 'contradicted', confidence: CONFIDENCE.relation, evidence: ev, rule: rel.holds ? 'relation' : 'relation-false' }
+    if (own && other && rest && ev) return { verdict: rel.holds ? 'supported' : 'contradicted', confidence: rel.holds ? CONFIDENCE.relation : CONFIDENCE.relationFalse, evidence: ev, rule: rel.holds ? 'relation' : 'relation-false' }
   } else if (rel) {
     // Years name the sides ("2024 was warmer than 2023"): they are no figures to back.
     const figures = c.quantities.length ? backFigures(c, ctx, usable).found.every((f, i) => f !== null || yearLike(c.quantities[i]!)) : true
     const ev = rel.s?.evidence ?? bestStatement(c, usable, ctx.similarity)?.evidence ?? null
-    if (!rel.holds && ev) return { verdict: 'contradicted', confidence: CONFIDENCE.relation, evidence: ev, rule: 'relation-false' }
+    if (!rel.holds && ev) return { verdict: 'contradicted', confidence: CONFIDENCE.relationFalse, evidence: ev, rule: 'relation-false' }
     if (rel.holds && figures && ev) return { verdict: 'supported', confidence: CONFIDENCE.relation, evidence: ev, rule: 'relation' }
   } else if (COMPARATIVE.test(c.text) && !c.quantities.length) {
     // A comparison that could not be read is not taken as true because its words appear.
