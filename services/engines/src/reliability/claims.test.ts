@@ -86,3 +86,13 @@ describe('splitClaimsWithTopics', () => {
     ])
   })
 })
+
+describe('tables', () => {
+  it('are a claim per row, about the thing its first cell names; the header and the rule under it assert nothing', () => {
+    const text = 'Here are the options:\n\n| Card | Intro APR | Months |\n|---|:---:|---|\n| Harbor Rewards Visa | 0% | 18 |\n| **Flex Mastercard** | 0% | 21 |'
+    expect(splitClaimsWithTopics(text)).toEqual([
+      { claim: '| Harbor Rewards Visa | 0% | 18 |', topic: 'Harbor Rewards Visa', reading: 'Harbor Rewards Visa: Intro APR 0%, Months 18' },
+      { claim: '| Flex Mastercard | 0% | 21 |', topic: 'Flex Mastercard', reading: 'Flex Mastercard: Intro APR 0%, Months 21' },
+    ])
+  })
+})

@@ -82,7 +82,15 @@ const BOLD_LEAD = /^\s*(?:\*\*|__)([^*_\n]{1,60}?)(?:[.:](?:\*\*|__)|(?:\*\*|__)
 export interface SplitClaim {
   claim: string
   topic: string
+  /** What is judged, when the claim alone does not say it: a table row read with its header's names. */
+  reading?: string
 }
+
+/** A markdown table's row, and the rule under its header ("|---|:--:|"). */
+const TABLE_ROW = /^\s*\|.*\|\s*$/
+const TABLE_RULE = /^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$/
+
+const cellsOf = (row: string) => row.trim().replace(/^\||\|$/g, '').split('|').map((c) => c.trim())
 
 /** A line that only names what the lines under it are about: a heading, a bold line, a short label ending in a colon. */
 const TOPIC_LINE = /^\s*(?:#{1,6}\s+(.+?)|(?:\*\*|__)([^*_\n]+?)(?:\*\*|__):?|([^.:\n]+?):)\s*$/
@@ -91,8 +99,25 @@ const TOPIC_LINE = /^\s*(?:#{1,6}\s+(.+?)|(?:\*\*|__)([^*_\n]+?)(?:\*\*|__):?|([
 export function splitClaimsWithTopics(text: string): SplitClaim[] {
   const out: SplitClaim[] = []
   let section = ''
-  for (const rawLine of text.split(/\n/)) {
+  const lines = text.split(/\n/)
+  let header: string[] = []
+  for (const [i, rawLine] of lines.entries()) {
     if (REFERENCE_LINE.test(rawLine) || SOURCE_LINE.test(rawLine)) continue
+    // A table's header names its columns and asserts nothing; each row is a claim about the thing its first cell names.
+    if (TABLE_ROW.test(rawLine)) {
+      if (TABLE_RULE.test(rawLine)) continue
+      if (TABLE_RULE.test(lines[i + 1] ?? '')) {
+        header = cellsOf(unmark(rawLine))
+        continue
+      }
+      const row = unmark(rawLine)
+      const cells = cellsOf(row)
+      if (analyze(row).terms.size < 2) continue
+      const named = header.length === cells.length && cells.length > 1
+      out.push({ claim: row, topic: cells[0] ?? section, ...(named ? { reading: `${cells[0]}: ${cells.slice(1).map((c, j) => `${header[j + 1]} ${c}`).join(', ')}` } : {}) })
+      continue
+    }
+    header = []
     let bare = rawLine.replace(BULLET, '')
     const heading = TOPIC_LINE.exec(bare)
     const label = heading ? unmark(heading[1] ?? heading[2] ?? heading[3] ?? '') : ''

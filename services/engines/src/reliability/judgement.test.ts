@@ -461,3 +461,11 @@ describe('claims under a label', () => {
     expect((await verdictsOn(offers, swapped))[1]).not.toBe('supported')
   })
 })
+
+describe('a table in the answer', () => {
+  it('is judged row by row against the record each row names, its header no claim', async () => {
+    const offers = tool('get_offers', {}, { offers: [{ card: 'Harbor Rewards Visa', intro_apr_percent: 0, go_to_apr_percent: 21.74 }, { card: 'Harbor Flex Mastercard', intro_apr_percent: 0, go_to_apr_percent: 23.24 }] })
+    const answer = '| Card | Intro APR | APR after |\n|---|---|---|\n| Harbor Rewards Visa | 0% | 21.74% |\n| Harbor Flex Mastercard | 0% | 25.99% |'
+    expect(await verdictsOn(offers, answer)).toEqual(['supported', 'contradicted'])
+  })
+})

@@ -23,7 +23,7 @@ import { CONFIDENCE, CONTRAST, judge, type JudgeContext, type Judgement } from '
 import { offsetsIn } from './zones.js'
 
 /** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
-export const JUDGEMENT_VERSION = '2.1.47'
+export const JUDGEMENT_VERSION = '2.1.48'
 
 /**
  * Bounds on one trace's work, far above any answer of the labelled sets (at most a few dozen claims and a
@@ -122,12 +122,14 @@ async function compute(view: TraceView, embedder: Embedder | null): Promise<Trac
   if (!answer || !texts.length) return { answer, claims: [], context: empty, semantic: embedder !== null, embedded: 0 }
   const ctx = judgeContext(view, answer.text)
   const focus = focusOf(split, ctx.statements)
-  const lexical = texts.map((claim, i) => judge(claim, ctx, focus[i]))
+  // (A table row is judged as read with its header: "Flex Mastercard: APR after 25.99%".)
+  const readings = split.map((c) => c.reading ?? c.claim)
+  const lexical = readings.map((claim, i) => judge(claim, ctx, focus[i]))
   // Meaning is asked for where words were not enough: claims without figures that nothing backed lexically.
-  const needs = lexical.map((j, i) => j.verdict === 'unsupported' && !quantities(texts[i]!).length)
+  const needs = lexical.map((j, i) => j.verdict === 'unsupported' && !quantities(readings[i]!).length)
   // A model that fails mid-run leaves this trace lexical rather than failing the job.
-  const sem = await semanticScores(embedder, texts, ctx.statements, needs).catch(() => semanticScores(null, texts, ctx.statements, needs))
-  const claims = texts.map((claim, i) => ({ claim, judgement: needs[i] && embedder ? judge(claim, { ...ctx, similarity: sem.similarity[i] }, focus[i]) : lexical[i]! }))
+  const sem = await semanticScores(embedder, readings, ctx.statements, needs).catch(() => semanticScores(null, readings, ctx.statements, needs))
+  const claims = texts.map((claim, i) => ({ claim, judgement: needs[i] && embedder ? judge(readings[i]!, { ...ctx, similarity: sem.similarity[i] }, focus[i]) : lexical[i]! }))
   return { answer, claims: withPremises(claims), context: ctx, semantic: embedder !== null, embedded: sem.embedded }
 }
 
