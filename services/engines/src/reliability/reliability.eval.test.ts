@@ -47,52 +47,25 @@ describe('content_reliability evaluation (development sets)', () => {
     expect(oldEval.sourcesCorrect / oldEval.sourcesLabelled).toBeGreaterThanOrEqual(0.65)
   })
 
-  it('v2 dev: supported claims, "not supported" detection, false contradictions, ranking', () => {
-    const x = figures(devEval.all)
-    console.log(`v2 dev: ${JSON.stringify(x)} spearman ${devEval.spearman.toFixed(3)} ece ${devEval.calibration.ece.toFixed(3)}`)
-    for (const m of devEval.misses) console.log(`  miss ${m.file} [${m.kind}] "${m.text}" labelled ${m.expected}, got ${m.got}`)
-    expect(x.supportedPrecision).toBeGreaterThanOrEqual(0.94)
-    expect(x.supportedRecall).toBeGreaterThanOrEqual(0.88)
-    expect(x.notSupportedF1).toBeGreaterThanOrEqual(0.88)
-    expect(x.falseContradictedShare).toBeLessThanOrEqual(0.05)
-    expect(devEval.spearman).toBeGreaterThanOrEqual(0.45)
-    // (0.115 with the sentence model since round 7 recalibrated the rules over every development set: this, the most
-    // accurate of them, is a little under-confident now; 0.096 before)
-    expect(devEval.calibration.ece).toBeLessThanOrEqual(0.13)
-  })
-
-  it('v3 (development since v4): supported claims, false contradictions, ranking', () => {
-    const x = figures(v3Eval.all)
-    console.log(`v3: ${JSON.stringify(x)} spearman ${v3Eval.spearman.toFixed(3)} ece ${v3Eval.calibration.ece.toFixed(3)}`)
-    expect(v3.length).toBeGreaterThanOrEqual(60)
-    expect(x.supportedPrecision).toBeGreaterThanOrEqual(0.9)
-    expect(x.supportedRecall).toBeGreaterThanOrEqual(0.82)
-    expect(x.falseContradictedShare).toBeLessThanOrEqual(0.02)
-    expect(v3Eval.spearman).toBeGreaterThanOrEqual(0.5)
-    expect(v3Eval.calibration.ece).toBeLessThanOrEqual(0.05)
-  })
-
-  it('v4 (development since v5): supported claims, false contradictions', () => {
-    const x = figures(v4Eval.all)
-    console.log(`v4: ${JSON.stringify(x)} spearman ${v4Eval.spearman.toFixed(3)} ece ${v4Eval.calibration.ece.toFixed(3)}`)
-    expect(v4.length).toBeGreaterThanOrEqual(60)
-    expect(x.supportedPrecision).toBeGreaterThanOrEqual(0.83)
-    expect(x.supportedRecall).toBeGreaterThanOrEqual(0.7)
-    expect(x.notSupportedF1).toBeGreaterThanOrEqual(0.54)
-    expect(x.falseContradictedShare).toBeLessThanOrEqual(0.04)
-    expect(v4Eval.calibration.ece).toBeLessThanOrEqual(0.06)
-  })
-
-  it('v5 (development since v6): supported claims, "not supported" detection, false contradictions, ranking', () => {
-    const x = figures(v5Eval.all)
-    console.log(`v5: ${JSON.stringify(x)} spearman ${v5Eval.spearman.toFixed(3)} ece ${v5Eval.calibration.ece.toFixed(3)}`)
-    expect(v5.length).toBeGreaterThanOrEqual(60)
-    expect(x.supportedPrecision).toBeGreaterThanOrEqual(0.8)
-    expect(x.supportedRecall).toBeGreaterThanOrEqual(0.72)
-    expect(x.notSupportedF1).toBeGreaterThanOrEqual(0.65)
-    expect(x.falseContradictedShare).toBeLessThanOrEqual(0.035)
-    expect(v5Eval.spearman).toBeGreaterThanOrEqual(0.52)
-    expect(v5Eval.calibration.ece).toBeLessThanOrEqual(0.07)
+  // Floors per development set: supported precision and recall, "not supported" F1, Spearman (at least); false
+  // contradictions and ECE (at most). v2 dev's ECE is 0.115 with the sentence model since round 7 recalibrated the rules
+  // over every development set (0.096 before): the most accurate set is a little under-confident now.
+  const floors: Array<[string, typeof devEval, number, Partial<Record<'p' | 'r' | 'f1' | 'spearman', number>> & Partial<Record<'fc' | 'ece', number>>]> = [
+    ['v2 dev', devEval, 20, { p: 0.94, r: 0.88, f1: 0.88, fc: 0.05, spearman: 0.45, ece: 0.13 }],
+    ['v3 (development since v4)', v3Eval, 60, { p: 0.9, r: 0.82, fc: 0.02, spearman: 0.5, ece: 0.05 }],
+    ['v4 (development since v5)', v4Eval, 60, { p: 0.83, r: 0.7, f1: 0.54, fc: 0.04, ece: 0.06 }],
+    ['v5 (development since v6)', v5Eval, 60, { p: 0.8, r: 0.72, f1: 0.65, fc: 0.035, spearman: 0.52, ece: 0.07 }],
+  ]
+  it.each(floors)('%s: supported claims, "not supported" detection, false contradictions, ranking, calibration', (name, e, traces, min) => {
+    const x = figures(e.all)
+    console.log(`${name}: ${JSON.stringify(x)} spearman ${e.spearman.toFixed(3)} ece ${e.calibration.ece.toFixed(3)}`)
+    expect(e.results.size).toBeGreaterThanOrEqual(traces)
+    if (min.p !== undefined) expect(x.supportedPrecision).toBeGreaterThanOrEqual(min.p)
+    if (min.r !== undefined) expect(x.supportedRecall).toBeGreaterThanOrEqual(min.r)
+    if (min.f1 !== undefined) expect(x.notSupportedF1).toBeGreaterThanOrEqual(min.f1)
+    if (min.spearman !== undefined) expect(e.spearman).toBeGreaterThanOrEqual(min.spearman)
+    if (min.fc !== undefined) expect(x.falseContradictedShare).toBeLessThanOrEqual(min.fc)
+    if (min.ece !== undefined) expect(e.calibration.ece).toBeLessThanOrEqual(min.ece)
   })
 
   it('keeps the structural rules on every trace', () => {
