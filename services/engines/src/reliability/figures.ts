@@ -202,8 +202,8 @@ const COPULA_BEFORE = /\b(?:is|was|are|were|stands at|sits at)\s*$|'s\s*$/i
  * field's, with no arithmetic in its words: a sum of the result's other figures that makes 38.2 is a coincidence.
  */
 export function measureField(c: Claim, q: Quantity, usable: Statement[]): Statement | null {
-  // (A clock time may be another zone's reading of the field's UTC one.)
   const head = c.text.slice(Math.max(0, q.index - 40), q.index)
+  // (A clock time may be another zone's reading of the field's UTC one.)
   if (ARITHMETIC_WORDS.test(c.text) || !COPULA_BEFORE.test(head) || q.dim === 'time' || yearLike(q)) return null
   const before = readClaim(head.split(/[,;:]/).pop() ?? '').terms
   for (const s of usable) {

@@ -39,3 +39,10 @@ describe('zoneOffset', () => {
     expect(zoneOffset('Mars/Olympus_Mons', new Date())).toBeNull()
   })
 })
+
+describe('named zones in passing', () => {
+  it('read "Central" as a zone only after a clock time', () => {
+    expect(offsetsIn(['Meet at Central Station.', '2026-11-20'])).toEqual([])
+    expect(offsetsIn(['at 1:15 am Central', '2026-11-20'])).toEqual([-360])
+  })
+})

@@ -9,7 +9,8 @@
 const ZONES: Array<[RegExp, string]> = [
   [/\b(?:[Pp]acific(?: [Tt]ime)?(?!\/)|PT|PST|PDT|Los Angeles|San Francisco|Seattle|Vancouver)\b/, 'America/Los_Angeles'],
   [/\b(?:[Mm]ountain [Tt]ime|MT|MST|MDT|Denver)\b/, 'America/Denver'],
-  [/\b(?:[Cc]entral [Tt]ime|Central(?! European)|CT|CST|CDT|Chicago|Dallas|Houston)\b/, 'America/Chicago'],
+  // ("Central" alone only after a clock time, "1:15 am Central": not "Central Station")
+  [/\b(?:[Cc]entral [Tt]ime|(?<=\d(?:\s?[ap]\.?m\.?)?\s)Central(?! European)|CT|CST|CDT|Chicago|Dallas|Houston)\b/, 'America/Chicago'],
   [/\b(?:[Ee]astern(?: [Tt]ime)?|ET|EST|EDT|New York|Toronto|Boston|Miami)\b/, 'America/New_York'],
   [/\b(?:UK time|London|BST|Dublin|Lisbon)\b/, 'Europe/London'],
   [/\b(?:CET|CEST|Central European|Paris|Berlin|Madrid|Rome|Amsterdam|Brussels|Vienna|Zurich|Zürich|Warsaw|Prague|Stockholm|Oslo|Copenhagen)\b/, 'Europe/Paris'],
