@@ -1,5 +1,5 @@
 /**
- * pnpm eval:engines [--sets old,dev,heldout,v3,v4,v5,alignment] (the blind v6 sets: v6, alignment-heldout) — the engines scored against the
+ * pnpm eval:engines [--sets old,dev,heldout,v3,v4,v5,tables,alignment] (the blind v6 sets: v6, alignment-heldout) — the engines scored against the
  * labelled traces, one report per set, development and held-out apart:
  * - `old`: tests/fixtures/engines (its holdout-* files are known by now: development);
  * - `dev`: tests/fixtures/engines-v2/dev, the v2 development traces;
@@ -10,6 +10,7 @@
  * - `v3`: tests/fixtures/engines-v3/heldout, blind until 2026-12-06 and development since (misses listed);
  * - `v4`: tests/fixtures/engines-v4/heldout, blind until 2026-12-07 and development since (misses listed);
  * - `v5`: tests/fixtures/engines-v5/heldout, blind until 2026-12-07 (round 7) and development since (misses listed);
+ * - `tables`: tests/fixtures/engines-tables/dev, answers with markdown tables, written in round 7 as a development set (misses listed);
  * - `v6`: tests/fixtures/engines-v6/heldout, the blind set now: aggregates only, never in the default sets.
  * content_reliability per claim kind (supported precision/recall, "not supported"
  * detection, false "contradicted"), Spearman between labelled supported share and
@@ -30,9 +31,10 @@ import { loadV3Fixtures } from '../fixtures/engines-v3/fixtures-v3.js'
 import { loadV4Fixtures } from '../fixtures/engines-v4/fixtures-v4.js'
 import { loadV5Fixtures } from '../fixtures/engines-v5/fixtures-v5.js'
 import { loadV6Fixtures } from '../fixtures/engines-v6/fixtures-v6.js'
+import { loadTablesFixtures } from '../fixtures/engines-tables/fixtures-tables.js'
 import { fmt, summarize, table } from '../bench/stats.js'
 
-const { values: args } = parseArgs({ options: { sets: { type: 'string', default: 'old,dev,heldout,v3,v4,v5,alignment' } } })
+const { values: args } = parseArgs({ options: { sets: { type: 'string', default: 'old,dev,heldout,v3,v4,v5,tables,alignment' } } })
 const wanted = new Set(args.sets!.split(','))
 
 const f3 = (x: number) => fmt(x, 3)
@@ -99,6 +101,7 @@ const sets: Array<[string, string, () => Fixture[], boolean]> = [
   ['v3', 'v3 set (engines-v3/heldout, development since v4)', () => loadV3Fixtures().map(asFixture('v3')), true],
   ['v4', 'v4 set (engines-v4/heldout, development since v5)', () => loadV4Fixtures().map(asFixture('v4')), true],
   ['v5', 'v5 set (engines-v5/heldout, development since v6)', () => loadV5Fixtures().map(asFixture('v5')), true],
+  ['tables', 'tables set (engines-tables/dev, development: answers with markdown tables)', () => loadTablesFixtures().map(asFixture('tables')), true],
   // The blind measurement (issue 14): never in the default sets, so an ordinary run never
   // spends one of its runs; aggregates only, like every held-out set.
   ['v6', 'v6 held-out set (engines-v6/heldout, blind)', () => loadV6Fixtures().map(asFixture('v6')), false],
