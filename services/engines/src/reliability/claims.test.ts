@@ -96,3 +96,10 @@ describe('tables', () => {
     ])
   })
 })
+
+describe('a table row read with its header', () => {
+  it('puts a unit the header gives in brackets after a bare figure, keeps other brackets, and skips dashes', () => {
+    const text = '| Namespace | Cost (EUR) | Window (Thu 15 Jun) | Note |\n|---|---|---|---|\n| ml-inference | 11,094.80 | 08:00 | — |'
+    expect(splitClaimsWithTopics(text)).toEqual([{ claim: '| ml-inference | 11,094.80 | 08:00 | — |', topic: 'ml-inference', reading: 'ml-inference: Cost 11,094.80 EUR, Window (Thu 15 Jun) 08:00' }])
+  })
+})

@@ -4,6 +4,7 @@
  * advice ("I'd replace the batteries"), intro lines ("Here is what I found:") and
  * reference lists assert nothing a trace could back.
  */
+import { quantities } from './quantity.js'
 import { analyze, sentences } from './text.js'
 
 const REFERENCE_LINE = /^\s*(?:\[\d+\]:?|\d+\.)\s*(?:<)?https?:\/\/\S+\s*$/i
@@ -92,6 +93,18 @@ const TABLE_RULE = /^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$/
 
 const cellsOf = (row: string) => row.trim().replace(/^\||\|$/g, '').split('|').map((c) => c.trim())
 
+/**
+ * A cell read with its column's name ("APR after 25.99%"): a unit the header gives in brackets follows a bare figure
+ * ("Price (EUR)" and "49": "Price 49 EUR"; "Outbound (Thu 15 Jun)" keeps its bracket); an empty cell or a dash says
+ * nothing.
+ */
+function cellReading(column: string, cell: string): string[] {
+  if (/^(?:|[-–—]+|n\/a)$/i.test(cell)) return []
+  const [, name, unit] = /^(.*?)\s*\(([^)]{1,12})\)\s*$/.exec(column) ?? []
+  if (!name || !unit || !/^[\d.,\s]+$/.test(cell) || !quantities(`${cell} ${unit}`).some((q) => q.dim !== 'count')) return [`${column} ${cell}`]
+  return [`${name} ${cell} ${unit}`]
+}
+
 /** A line that only names what the lines under it are about: a heading, a bold line, a short label ending in a colon. */
 const TOPIC_LINE = /^\s*(?:#{1,6}\s+(.+?)|(?:\*\*|__)([^*_\n]+?)(?:\*\*|__):?|([^.:\n]+?):)\s*$/
 
@@ -114,7 +127,7 @@ export function splitClaimsWithTopics(text: string): SplitClaim[] {
       const cells = cellsOf(row)
       if (analyze(row).terms.size < 2) continue
       const named = header.length === cells.length && cells.length > 1
-      out.push({ claim: row, topic: cells[0] ?? section, ...(named ? { reading: `${cells[0]}: ${cells.slice(1).map((c, j) => `${header[j + 1]} ${c}`).join(', ')}` } : {}) })
+      out.push({ claim: row, topic: cells[0] ?? section, ...(named ? { reading: `${cells[0]}: ${cells.slice(1).flatMap((c, j) => cellReading(header[j + 1]!, c)).join(', ')}` } : {}) })
       continue
     }
     header = []
