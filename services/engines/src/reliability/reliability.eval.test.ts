@@ -4,7 +4,8 @@
  * known by now), the v2 development traces (tests/fixtures/engines-v2/dev) and v3
  * (tests/fixtures/engines-v3, blind until the v4 set was written, development since) and v4
  * (tests/fixtures/engines-v4, blind until the v5 set was written, development since) and v5 (tests/fixtures/engines-v5,
- * blind until the v6 set was written, development since).
+ * blind until the v6 set was written, development since) and the tables set (tests/fixtures/engines-tables, answers
+ * with markdown tables, a development set from the start).
  * Floors sit a little under the measured figures (docs/engines.md gives them and
  * the held-out figures, which no test reads) so a regression fails.
  */
@@ -16,6 +17,7 @@ import { asFixture, fixtureView, loadFixtures, loadV2 } from '../test-support/fi
 import { loadV3Fixtures } from '../../../../tests/fixtures/engines-v3/fixtures-v3.js'
 import { loadV4Fixtures } from '../../../../tests/fixtures/engines-v4/fixtures-v4.js'
 import { loadV5Fixtures } from '../../../../tests/fixtures/engines-v5/fixtures-v5.js'
+import { loadTablesFixtures } from '../../../../tests/fixtures/engines-tables/fixtures-tables.js'
 import { semanticLayer } from '../semantic/layer.js'
 import { modelDir } from '../semantic/model-files.js'
 
@@ -31,6 +33,7 @@ const v4 = loadV4Fixtures().map(asFixture('v4'))
 const v4Eval = await evaluateReliability(v4, reliabilityRunner(model))
 const v5 = loadV5Fixtures().map(asFixture('v5'))
 const v5Eval = await evaluateReliability(v5, reliabilityRunner(model))
+const tablesEval = await evaluateReliability(loadTablesFixtures().map(asFixture('tables')), reliabilityRunner(model))
 
 describe('content_reliability evaluation (development sets)', () => {
   it('has labelled sets to judge', () => {
@@ -55,6 +58,7 @@ describe('content_reliability evaluation (development sets)', () => {
     ['v3 (development since v4)', v3Eval, 60, { p: 0.9, r: 0.82, fc: 0.02, spearman: 0.5, ece: 0.05 }],
     ['v4 (development since v5)', v4Eval, 60, { p: 0.83, r: 0.7, f1: 0.54, fc: 0.04, ece: 0.06 }],
     ['v5 (development since v6)', v5Eval, 60, { p: 0.8, r: 0.72, f1: 0.65, fc: 0.035, spearman: 0.52, ece: 0.07 }],
+    ['tables (answers with markdown tables)', tablesEval, 20, { p: 0.7, r: 0.58, f1: 0.55, fc: 0.07 }],
   ]
   it.each(floors)('%s: supported claims, "not supported" detection, false contradictions, ranking, calibration', (name, e, traces, min) => {
     const x = figures(e.all)
