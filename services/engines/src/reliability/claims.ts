@@ -150,8 +150,9 @@ export function splitClaimsWithTopics(text: string): SplitClaim[] {
     for (const s of sentences(line, true))
       if (asserts(s))
         for (const c of clauses(s)) {
-          if (asserts(c) && !(headingLike(c) && s.includes(`${c}:`))) out.push({ claim: c, topic })
-          else if (headingLike(c) && s.includes(`${c}:`)) topic = c
+          // (a label before a colon is no claim: it names what the clauses after it are about)
+          if (headingLike(c) && s.includes(`${c}:`)) topic = c
+          else if (asserts(c)) out.push({ claim: c, topic })
         }
   }
   return out

@@ -8,7 +8,7 @@ import type { Evidence } from './evidence.js'
 import { alignment, clauseMixup, coverage, figureWordsMeet, localTerms, rank, readClaim, termIn, type Claim } from './match.js'
 import { sameValue, satisfies } from './compare.js'
 import type { Quantity } from './quantity.js'
-import type { Statement } from './statements.js'
+import { sameRecord, type Statement } from './statements.js'
 import type { JudgeContext } from './support.js'
 
 /** A different value counts against a claim only from a statement this well aligned with it. */
@@ -140,7 +140,6 @@ export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): {
   // A value mentioned in a result's prose ("note": "19:30 fully booked") yields to the same record's own field of that
   // kind ("time": "20:00"): the booking is at 20:00, whatever else the note names. Another record's field (the CI run's
   // duration beside a failed test's "no response after 30000 ms") is about something else.
-  const sameRecord = (a: Statement, b: Statement) => a.owner.size === b.owner.size && [...a.owner].every((o) => b.owner.has(o))
   const typedOther = (q: Quantity, f: Found | null) =>
     f !== null &&
     f.s.key !== undefined &&

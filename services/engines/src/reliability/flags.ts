@@ -136,8 +136,8 @@ export function flagVerdict(c: Claim, statements: Statement[], known: Set<string
   // "Both SC-3710 and SC-3527": every item the claim names; "all of them": every item.
   const namedItems = best.s.siblings?.filter(names) ?? []
   // (Records of separate results, "Neither assembly was flagged" over two runs' "contamination_flagged", are a group too.)
-  const rivals = statements.filter((t) => t.boolean && t.key === best.s.key && t.evidence !== best.s.evidence)
-  const group = quantified && best.s.siblings ? (namedItems.length > 1 ? namedItems : names(best.s) ? [best.s] : best.s.siblings) : quantified && !names(best.s) && rivals.length ? [best.s, ...rivals] : [best.s]
+  const rivals = () => statements.filter((t) => t.boolean && t.key === best.s.key && t.evidence !== best.s.evidence)
+  const group = !quantified ? [best.s] : best.s.siblings ? (namedItems.length > 1 ? namedItems : names(best.s) ? [best.s] : best.s.siblings) : names(best.s) ? [best.s] : [best.s, ...rivals()]
   for (const s of group) {
     const fact = factHolds(s, best.present)
     // A zero count backs a denial and contradicts nothing ("failed": 0 says nothing against "the job was skipped").

@@ -217,6 +217,9 @@ function textStatements(e: Evidence): Statement[] {
  */
 const MAX_TRACE_STATEMENTS = 20_000
 
+/** Two facts of one record: the same owners (a record's fields share its name-like values). */
+export const sameRecord = (a: Statement, b: Statement) => a.owner.size === b.owner.size && [...a.owner].every((o) => b.owner.has(o))
+
 export function statementsOf(evidence: Evidence[]): Statement[] {
   const out: Statement[] = []
   for (const e of evidence) {

@@ -35,7 +35,7 @@ import { polarity } from './polarity.js'
 import { sameValue, satisfies } from './compare.js'
 import type { Quantity } from './quantity.js'
 import { COMPARATIVE, relation } from './relations.js'
-import { statementsOf, type Statement } from './statements.js'
+import { sameRecord, statementsOf, type Statement } from './statements.js'
 import { stem } from './text.js'
 
 export type Verdict = 'supported' | 'unsupported' | 'contradicted'
@@ -348,7 +348,7 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
       const partner = pair && pair.cov > alignment(c, s, ctx.similarity) && (pair.s.key === undefined || STATUS_KEY.test(pair.s.key)) ? pair.s : null
       // Nor does a field of the record back a claim its status denies: "approver: Dev Anand" beside "status:
       // pending_approval" is no approval by Dev Anand.
-      const status = usable.find((x) => x !== s && x.evidence === s.evidence && x.key !== undefined && STATUS_KEY.test(x.key) && sameOwner(x, s) && denies(c, x) && saysDone(c, x))
+      const status = usable.find((x) => x !== s && x.evidence === s.evidence && x.key !== undefined && STATUS_KEY.test(x.key) && sameRecord(x, s) && denies(c, x) && saysDone(c, x))
       if (deniedSegment(c, s) || (partner && deniedSegment(c, partner)) || status) return { verdict: 'contradicted', confidence: CONFIDENCE.denied, evidence: s.evidence, rule: 'denied' }
       if (otherCode(c.text, s.text)) return { verdict: 'contradicted', confidence: CONFIDENCE.conflict, evidence: s.evidence, rule: 'conflict' }
       return { verdict: 'supported', confidence: cov >= 0.8 ? CONFIDENCE.text : CONFIDENCE.textLoose, evidence: s.evidence, rule: 'text' }
@@ -372,8 +372,7 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
 
 /** The claim says a step the status denies was done ("approved"), not merely names it ("the approver"). */
 const saysDone = (c: Claim, status: Statement) =>
-  [...c.text.matchAll(/\b([a-z]+)ed\b/gi)].some((m) => [...status.pol].some(([t, denied]) => denied && termIn(stem(m[0]), new Set([t]))))
-const sameOwner = (a: Statement, b: Statement) => a.owner.size === b.owner.size && [...a.owner].every((o) => b.owner.has(o))
+  [...c.text.matchAll(/\b[a-z]+ed\b/gi)].some((m) => [...status.pol].some(([t, denied]) => denied && termIn(stem(m[0]), new Set([t]))))
 
 /** A code of letters and a number: SEV-3, P1, T-112, SC-3391. */
 const CODE = /\b([A-Za-z]{1,5})-?(\d{1,5})\b/g
