@@ -72,22 +72,16 @@ export interface Scope {
 
 /** Unit words a key of an object may end in to give its values their unit ("temp_c": {"max": …}, "precip_mm": {"total": …}). */
 const OBJECT_KEY_UNITS = new Set(['mm', 'cm', 'km', 'mi', 'kg', 'lb', 'lbs', 'mg', 'c', 'f', 'celsius', 'fahrenheit', 'kwh', 'mb', 'gb', 'tb', 'ms', 'mph', 'kmh'])
-/** The unit an object's key gives the values under it, when it ends in one after a word of its own. */
-export function objectKeyUnit(key: string): string | undefined {
+/** The unit a key ends in after a word of its own, when it is one of `units`. */
+function endUnit(key: string, units: Set<string>): string | undefined {
   const words = keyWords(key)
   const last = words[words.length - 1] ?? ''
-  return words.length >= 2 && OBJECT_KEY_UNITS.has(last) ? KEY_UNITS[last] : undefined
+  return words.length >= 2 && units.has(last) ? KEY_UNITS[last] : undefined
 }
-
-/**
- * The unit a key ends in, for a value written as a string: "processing_business_days": "5-10" is 5 to 10 days. (Only
- * units no English word shares, or the key's last word after one of its own.)
- */
-export function stringKeyUnit(key: string): string | undefined {
-  const words = keyWords(key)
-  const last = words[words.length - 1] ?? ''
-  return words.length >= 2 && INNER_UNITS.has(last) ? KEY_UNITS[last] : undefined
-}
+/** The unit an object's key gives the values under it ("temp_c": {"max": …}). */
+export const objectKeyUnit = (key: string) => endUnit(key, OBJECT_KEY_UNITS)
+/** The unit of a value written as a string: "processing_business_days": "5-10" is 5 to 10 days (units no English word shares). */
+export const stringKeyUnit = (key: string) => endUnit(key, INNER_UNITS)
 
 export const isCurrency = (v: unknown): v is string => typeof v === 'string' && /^[A-Z]{3}$/.test(v)
 
