@@ -77,7 +77,7 @@ describe('lead-ins and advice inside a sentence', () => {
 
 describe('splitClaimsWithTopics', () => {
   it('gives each claim the label of its bullet or section', () => {
-    const text = '## Rewards Visa\n- 0% for 18 months with a 3% fee.\n\n**Flex card:** 0% for 21 months, then 23.24%.\n- Flex Mastercard: the fee is 5% of the balance.'
+    const text = '## Rewards Visa   \n- 0% for 18 months with a 3% fee.\n\n**Flex card:** 0% for 21 months, then 23.24%.\n- Flex Mastercard: the fee is 5% of the balance.'
     expect(splitClaimsWithTopics(text)).toEqual([
       { claim: '0% for 18 months with a 3% fee.', topic: 'Rewards Visa' },
       { claim: '0% for 21 months, then 23.24%.', topic: 'Flex card' },

@@ -106,7 +106,9 @@ function cellReading(column: string, cell: string): string[] {
 }
 
 /** A line that only names what the lines under it are about: a heading, a bold line, a short label ending in a colon. */
-const TOPIC_LINE = /^\s*(?:#{1,6}\s+(.+?)|(?:\*\*|__)([^*_\n]+?)(?:\*\*|__):?|([^.:\n]+?):)\s*$/
+// (Matched against the line with its trailing spaces cut: a lazy heading before "\s*$" would try every split of a long
+// run of spaces.)
+const TOPIC_LINE = /^\s*(?:#{1,6}\s+(.+)|(?:\*\*|__)([^*_\n]+?)(?:\*\*|__):?|([^.:\n]+?):)$/
 
 /** The claims of an answer, each with the label it sits under (a reader takes "After the promo …" as that card's). */
 export function splitClaimsWithTopics(text: string): SplitClaim[] {
@@ -132,7 +134,7 @@ export function splitClaimsWithTopics(text: string): SplitClaim[] {
     }
     header = []
     let bare = rawLine.replace(BULLET, '')
-    const heading = TOPIC_LINE.exec(bare)
+    const heading = TOPIC_LINE.exec(bare.trimEnd())
     const label = heading ? unmark(heading[1] ?? heading[2] ?? heading[3] ?? '') : ''
     // (A line that only names its section asserts nothing.)
     if (heading && headingLike(label)) {
