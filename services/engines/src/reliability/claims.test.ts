@@ -6,6 +6,12 @@ describe('splitClaims', () => {
     expect(splitClaims('Refunds take 5 business days. The fee is $10 per order.')).toEqual(['Refunds take 5 business days.', 'The fee is $10 per order.'])
   })
 
+  it('stops at a limit: the first claims, the same as without it', () => {
+    const text = Array.from({ length: 50 }, (_, i) => `- Crate ${i} weighs ${i + 1} kg. It ships on day ${i + 1}.`).join('\n')
+    expect(splitClaimsWithTopics(text, 7)).toEqual(splitClaimsWithTopics(text).slice(0, 7))
+    expect(splitClaimsWithTopics(text, 7)).toHaveLength(7)
+  })
+
   it('drops greetings, questions, offers and intro lines', () => {
     const text = 'Hi there! Here is what I found:\n- The warranty lasts 2 years.\nDoes that answer your question? Let me know if you need anything else. I hope this helps!'
     expect(splitClaims(text)).toEqual(['The warranty lasts 2 years.'])

@@ -111,12 +111,13 @@ function cellReading(column: string, cell: string): string[] {
 const TOPIC_LINE = /^\s*(?:#{1,6}\s+(.+)|(?:\*\*|__)([^*_\n]+?)(?:\*\*|__):?|([^.:\n]+?):)$/
 
 /** The claims of an answer, each with the label it sits under (a reader takes "After the promo …" as that card's). */
-export function splitClaimsWithTopics(text: string): SplitClaim[] {
+export function splitClaimsWithTopics(text: string, limit = Infinity): SplitClaim[] {
   const out: SplitClaim[] = []
   let section = ''
   const lines = text.split(/\n/)
   let header: string[] = []
   for (const [i, rawLine] of lines.entries()) {
+    if (out.length >= limit) break
     if (REFERENCE_LINE.test(rawLine) || SOURCE_LINE.test(rawLine)) continue
     // A table's header names its columns and asserts nothing; each row is a claim about the thing its first cell names.
     if (TABLE_ROW.test(rawLine)) {
@@ -157,7 +158,7 @@ export function splitClaimsWithTopics(text: string): SplitClaim[] {
           else if (asserts(c)) out.push({ claim: c, topic })
         }
   }
-  return out
+  return out.slice(0, limit)
 }
 
 export const splitClaims = (text: string): string[] => splitClaimsWithTopics(text).map((c) => c.claim)

@@ -23,7 +23,7 @@ import { CONFIDENCE, CONTRAST, judge, type JudgeContext, type Judgement } from '
 import { offsetsIn } from './zones.js'
 
 /** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
-export const JUDGEMENT_VERSION = '2.1.50'
+export const JUDGEMENT_VERSION = '2.1.51'
 
 /**
  * Bounds on one trace's work, far above any answer of the labelled sets (at most a few dozen claims and a
@@ -31,6 +31,15 @@ export const JUDGEMENT_VERSION = '2.1.50'
  */
 const MAX_CLAIMS = 200
 const MAX_ANSWER_FIGURES = 400
+/** An answer's figures are read from its first 20,000 characters (the longest labelled answer has 6,000). */
+const MAX_ANSWER_CHARS = 20_000
+
+/** The answer up to the last sentence or line that ends within the bound, so no figure is cut in two. */
+function headOf(text: string): string {
+  if (text.length <= MAX_ANSWER_CHARS) return text
+  const cut = Math.max(text.lastIndexOf('. ', MAX_ANSWER_CHARS), text.lastIndexOf('\n', MAX_ANSWER_CHARS))
+  return text.slice(0, cut > 0 ? cut + 1 : MAX_ANSWER_CHARS)
+}
 
 export interface TraceJudgement {
   answer: { text: string; span_id: string } | null
@@ -65,7 +74,7 @@ export function judgeContext(view: TraceView, answer: string): JudgeContext {
     statements: statementsOf(evidence),
     request: requestStatements(requestText(view, answer)),
     // (the first figures only: an answer of thousands of figures must not make every claim's arithmetic dearer)
-    answerQuantities: quantities(answer).slice(0, MAX_ANSWER_FIGURES),
+    answerQuantities: quantities(headOf(answer)).slice(0, MAX_ANSWER_FIGURES),
     offsets: offsetsIn([...evidence.map((e) => e.text), answer]),
   }
 }
@@ -116,7 +125,7 @@ function fingerprint(view: TraceView): string {
 
 async function compute(view: TraceView, embedder: Embedder | null): Promise<TraceJudgement> {
   const answer = finalOutput(view)
-  const split = answer ? splitClaimsWithTopics(answer.text).slice(0, MAX_CLAIMS) : []
+  const split = answer ? splitClaimsWithTopics(answer.text, MAX_CLAIMS) : []
   const texts = split.map((c) => c.claim)
   const empty: JudgeContext = { statements: [], request: [], answerQuantities: [] }
   if (!answer || !texts.length) return { answer, claims: [], context: empty, semantic: embedder !== null, embedded: 0 }
