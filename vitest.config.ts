@@ -19,6 +19,9 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, '**/*.int.test.ts'],
           pool: 'forks',
           globalSetup: ['tests/support/temp-root.ts'],
+          // A few unit files (the hostile traces, the API fuzz, the evaluations) run seconds of honest work, which a
+          // throttled CI machine can stretch past Vitest's 5 s default; a hung test still fails.
+          testTimeout: 30_000,
         },
       },
       {
