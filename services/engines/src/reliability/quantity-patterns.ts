@@ -4,7 +4,7 @@
  * writing implies (quantity.ts blanks each match so later patterns cannot reread it).
  */
 import type { Dim, Quantity } from './quantity.js'
-import { CODES, CURRENCY_SIGNS, CURRENCY_WORDS, decimalData, fraction, month, MONTH_RE, MONTH_SECONDS, periodWord, perUnit, SCALE, UNITS, WORD_NUMBERS } from './units.js'
+import { CODES, CURRENCY_SIGNS, CURRENCY_WORDS, decimalData, fraction, month, MONTH_RE, MONTH_SECONDS, periodWord, perUnit, SCALE, unitNamed, UNITS, WORD_NUMBERS } from './units.js'
 
 /**
  * The relative tolerance of a measure: half a percent, but months are 28 to 31 days and people say "two months" for
@@ -217,7 +217,9 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
     re: new RegExp(`${NUM}(?:\\s?(?:×|x|by|to|-|–|and)\\s?${NUM})?(?:\\s?(?:×|x|by)\\s?${NUM})?(?:\\s?(thousand|million|billion|trillion))?(?:\\s|-)?(${UNIT_ALT}|")(?![a-z])(?:\\s?(?:(?:per|a|an|each|every)\\s|/\\s?)(?:(\\d+(?:\\.\\d+)?)\\s?)?(${UNIT_ALT})(?![a-z]))?(?!/)`, 'gi'),
     read: (m) => {
       const u = m[5]!.toLowerCase()
-      const [dim, factor] = UNITS[u] ?? UNITS[m[5]!]!
+      const named = unitNamed(m[5]!)
+      if (!named) return []
+      const [dim, factor] = named
       const scale = SCALE[(m[4] ?? '').toLowerCase()] ?? 1
       const rate = m[7] ? perUnit(m[7], Number(m[6] ?? 1)) : undefined
       const per = rate && rate.dim === 'duration' && (m[6] !== undefined || /\bevery\s/i.test(m[0])) ? { ...rate, every: true } : rate
@@ -236,7 +238,9 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
     re: new RegExp(`\\b(?:${WORDNUM}|${NUM})\\s+and\\s+a\\s+half\\s+(${UNIT_ALT})\\b|\\b(a|one|two|three)[ -](quarters?|thirds?|fifths?|tenths?)\\s+of\\s+an?\\s+(${UNIT_ALT})\\b`, 'gi'),
     read: (m) => {
       const n = m[3] ? 0.5 + (WORD_NUMBERS[m[1]?.toLowerCase() ?? ''] ?? Number((m[2] ?? '1').replace(/,/g, ''))) : fraction(m[4]!, m[5]!)
-      const [dim, factor] = UNITS[(m[3] ?? m[6])!.toLowerCase()]!
+      const named = unitNamed((m[3] ?? m[6])!)
+      if (!named) return []
+      const [dim, factor] = named
       const value = n * factor
       return [{ dim, value, unit: '', tol: Math.abs(value) * 0.01, hasYear: true }]
     },
@@ -245,7 +249,7 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
   {
     re: new RegExp(`(?<=\\b(?:in|within|after|for|about|under|over|than|only|just)\\s)an?\\s(${UNIT_ALT})(?![a-z])`, 'gi'),
     read: (m) => {
-      const unit = UNITS[m[1]!.toLowerCase()]
+      const unit = unitNamed(m[1]!)
       if (!unit || unit[0] !== 'duration') return []
       return [{ dim: 'duration', value: unit[1], unit: '', tol: unit[1] * 0.005, hasYear: true }]
     },
@@ -257,7 +261,9 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
       const w = m[1]!.toLowerCase()
       const n = /^half/.test(w) ? 0.5 : w === 'a dozen' ? 12 : (WORD_NUMBERS[w] ?? 1) + (m[2] ? WORD_NUMBERS[m[2].toLowerCase()]! : 0)
       const u = m[3]!.toLowerCase()
-      const [dim, factor] = UNITS[u]!
+      const named = unitNamed(m[3]!)
+      if (!named) return []
+      const [dim, factor] = named
       const value = n * factor
       const alt = decimalData(u, factor, value)
       return [{ dim, value, unit: '', tol: Math.abs(value) * calendarTolerance(factor), hasYear: true, ...(alt ? { alt } : {}) }]

@@ -3,6 +3,15 @@ import { sameValue, satisfies } from './compare.js'
 import { quantities } from './quantity.js'
 
 describe('quantities', () => {
+  it('reads a unit however the text cases or writes it, and a match the unit table lacks as no unit, never a crash', () => {
+    // (The patterns match case-insensitively: "au" matched the table's "AU", and a Greek mu its micro sign's "µg".)
+    const [selenium] = quantities('5 μg of selenium')
+    expect(selenium?.dim).toBe('mass')
+    expect(selenium?.value).toBeCloseTo(5e-6, 12)
+    expect(quantities('two AU away').map((q) => q.dim)).toEqual(['length'])
+    for (const text of ['2 au', 'two au', '1.5 Au pairs', 'one and a half au']) expect(quantities(text).filter((q) => q.dim === 'length')).toEqual([])
+  })
+
   it('reads a height in feet and inches as one length', () => {
     for (const t of [`5'10"`, '5 ft 10 in', '5 feet 10 inches']) {
       const [q, ...rest] = quantities(`He is ${t} tall.`)

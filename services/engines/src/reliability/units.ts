@@ -99,6 +99,15 @@ export function fraction(count: string, part: string): number {
   return n / FRACTIONS[part.toLowerCase().replace(/s$/, '').replace(/^halve$/, 'half')]!
 }
 
+/**
+ * The unit a word of the text names, however it is cased or written ("AU", "Min", "μg" with a Greek mu for the micro
+ * sign's "µg"): the patterns match units case-insensitively, and a match the table lacks is no unit, never a crash.
+ */
+export function unitNamed(word: string): [Dim, number] | undefined {
+  const w = word.toLowerCase()
+  return UNITS[word] ?? UNITS[w] ?? UNITS[w.replace(/\u03bc/g, '\u00b5')]
+}
+
 /** The unit a rate is per ("kg", "5 mL", "minute", "share"); a word that is no unit is a counted thing. */
 export function perUnit(word: string, amount = 1): Per | null {
   const w = word.toLowerCase().trim()
