@@ -74,6 +74,12 @@ describe('every engine on hostile traces', () => {
     expect(embedded).toBeLessThan(2000)
   })
 
+  it('reads a sentence of five thousand clause breaks and a result of fifty thousand digits', async () => {
+    const sentence = `The crate weighs 12 kg${', which is heavy — and it ships, leaving 3 kg'.repeat(5000)}.`
+    const { out } = await runAll([{ id: '1'.repeat(16), attrs: tool('weigh', {}, { serial: '7'.repeat(50_000), w_kg: 12 }) }, answer(sentence)], '07'.repeat(16))
+    expect((out.get('content_reliability')!.claims as unknown[]).length).toBe(200)
+  })
+
   it('checks the first figures of one claim of ten thousand', async () => {
     const claim = `The weights are ${Array.from({ length: 10_000 }, (_, i) => `${i + 1}.5 kg`).join(', ')}.`
     const { out } = await runAll([{ id: '1'.repeat(16), attrs: tool('weigh', {}, { weights_kg: [1.5, 2.5, 3.5] }) }, answer(claim)], '03'.repeat(16))

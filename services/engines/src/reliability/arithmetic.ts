@@ -148,7 +148,8 @@ export function derivable(q: Quantity, ops: Operands): boolean {
         const months = wholeMonths(b.value)
         if (months !== null && (addMonths(a.value, months) === q.value || addMonths(a.value, -months) === q.value)) return true
       }
-      if (q.dim === 'duration' && a.dim === 'time' && b.dim === 'time' && hit(Math.abs(a.value - b.value) * 60)) return true
+      // (across midnight too: 22:00 to 03:00 is five hours)
+      if (q.dim === 'duration' && a.dim === 'time' && b.dim === 'time' && (hit(Math.abs(a.value - b.value) * 60) || hit((1440 - Math.abs(a.value - b.value)) * 60))) return true
       if (q.dim === 'time' && a.dim === 'time' && b.dim === 'duration' && b.value < 86400) {
         const m = (x: number) => ((x % 1440) + 1440) % 1440
         if (m(a.value + b.value / 60) === q.value || m(a.value - b.value / 60) === q.value) return true

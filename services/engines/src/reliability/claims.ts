@@ -32,7 +32,9 @@ const unmark = (line: string) =>
 
 function asserts(sentence: string): boolean {
   const s = sentence.trim()
-  if (!s || s.endsWith('?') || s.endsWith(':')) return false
+  if (!s || s.endsWith('?')) return false
+  // A line that introduces a list asserts nothing, unless it states when or how much ("Bids as of 10:15 this morning:").
+  if (s.endsWith(':') && !quantities(s).some((q) => q.dim !== 'count')) return false
   if (OFFER.test(s) || ADVICE.test(s)) return false
   if (/^please\b/i.test(s)) return false
   const a = analyze(s)
@@ -42,17 +44,20 @@ function asserts(sentence: string): boolean {
   return a.terms.size >= 2
 }
 
-// Where one sentence joins two statements: a semicolon, a colon after a statement (before words or figures),
-// or a comma before a coordinating conjunction.
-const CLAUSE_BREAK = /;\s+|:\s+(?=[A-Za-z0-9$€£])|,\s+(?=(?:and|but|while|whereas|so|although|though)\s)/g
+// Where one sentence joins two statements: a semicolon, a colon after a statement (before words or figures), a dash,
+// a comma before a coordinating conjunction, or before what the clause adds ("…, which comes to $240", "…, leaving 6.4 GB",
+// "…, for a total of $1,255").
+const CLAUSE_BREAK = /;\s+|:\s+(?=[A-Za-z0-9$€£])|,\s+(?=(?:and|but|while|whereas|so|although|though|plus|which|leaving|bringing|making|putting|giving|taking|beating|lasting|adding|for a total|a saving|i\.e\.)\s)|\s[—–]\s(?=\S)/g
 /**
  * A side must say enough on its own to be a claim: three content terms, or two
  * with a subject of its own ("It's gift-wrapped", "the parcel is insured").
  */
-const SUBJECT = /^\s*(?:(?:and|but|while|so|although|though)\s+)?(?:the|it|it's|its|they|they're|their|this|that|these|those|your|you|you're|we|our|he|she|someone|there)\b/i
-const standsAlone = (s: string) => {
+const SUBJECT = /^\s*(?:(?:and|but|while|so|although|though|plus|which|leaving|bringing|making|putting|giving|taking|beating|lasting|adding|for a total|a saving|i\.e\.)\s+)?(?:the|it|it's|its|they|they're|their|this|that|these|those|your|you|you're|we|our|he|she|someone|there)\b/i
+const standsAlone = (side: string) => {
+  // (its start is enough to say so: a sentence of thousands of breaks must not read each side whole)
+  const s = side.slice(0, 300)
   const n = analyze(s).terms.size
-  return n >= 3 || (n >= 2 && SUBJECT.test(s))
+  return n >= 3 || (n >= 2 && (SUBJECT.test(s) || quantities(s).some((q) => q.dim !== 'count')))
 }
 
 /**
@@ -143,20 +148,24 @@ export function splitClaimsWithTopics(text: string, limit = Infinity): SplitClai
       continue
     }
     let topic = section
+    let boldLabel = ''
     const lead = BOLD_LEAD.exec(bare)
     if (lead && bare.length > lead[0].length && headingLike(lead[1]!)) {
       bare = bare.slice(lead[0].length)
-      topic = lead[1]!.trim()
+      topic = boldLabel = lead[1]!.trim()
     }
     const line = unmark(bare)
     if (!line) continue
-    for (const s of sentences(line, true))
+    for (const [k, sentence] of sentences(line, true).entries()) {
+      // A bold label's value says little alone ("**PAC code:** BWX482913", "**Price:** £54.85"): the label is its subject.
+      const s = k === 0 && boldLabel && !asserts(sentence) ? `${boldLabel}: ${sentence}` : sentence
       if (asserts(s))
         for (const c of clauses(s)) {
           // (a label before a colon is no claim: it names what the clauses after it are about)
           if (headingLike(c) && s.includes(`${c}:`)) topic = c
           else if (asserts(c)) out.push({ claim: c, topic })
         }
+    }
   }
   return out.slice(0, limit)
 }

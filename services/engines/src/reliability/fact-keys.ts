@@ -20,9 +20,10 @@ export const KEY_UNITS: Record<string, string> = {
   mg: 'mg', g: 'g', kg: 'kg', t: 't', lb: 'lb', lbs: 'lb', oz: 'oz', ml: 'mL', l: 'L', ul: 'µL', dl: 'dL', bytes: 'bytes', b: 'bytes', kb: 'kB', mb: 'MB', gb: 'GB',
   tb: 'TB', kib: 'KiB', mib: 'MiB', gib: 'GiB', pct: '%', percent: '%', pc: 'pc', ly: 'ly', au: 'AU', c: '°C', f: '°F', celsius: '°C', fahrenheit: '°F', degc: '°C', degf: '°F',
   wh: 'Wh', kwh: 'kWh', mwh: 'MWh', kmh: 'km/h', kph: 'km/h', mph: 'mph', knots: 'knots', mps: 'm/s',
+  m2: 'm²', sqm: 'm²', sqft: 'sq ft', ft2: 'sq ft', ha: 'ha', hectares: 'ha', acres: 'acres', km2: 'km²',
 }
-/** Speeds a key spells in two words ("speed_km_h", "wind_m_s"). */
-const SPEED_KEYS: Record<string, string> = { 'km h': 'km/h', 'm s': 'm/s', 'mi h': 'mph' }
+/** Units a key spells in two words: speeds ("speed_km_h", "wind_m_s") and rates per area ("yield_t_ha", "rate_ml_ha"). */
+const PAIR_KEYS: Record<string, string> = { 'km h': 'km/h', 'm s': 'm/s', 'mi h': 'mph', 't ha': 't/ha', 'kg ha': 'kg/ha', 'l ha': 'L/ha', 'ml ha': 'mL/ha' }
 /** Unit words safe to read anywhere in a key ("walk_min_to_station"), not only at its end: no English word among them. */
 const INNER_UNITS = new Set(['ms', 'secs', 'seconds', 'min', 'mins', 'minutes', 'hrs', 'hours', 'days', 'weeks', 'months', 'years', 'km', 'mg', 'kg', 'lbs', 'kwh', 'wh', 'pct', 'bytes', 'kb', 'mb', 'gb', 'tb', 'kmh', 'kph', 'mph'])
 /** Period adjectives that make a money key a rate ("hourly_rate", "nightly_rate", "daily_rate"). */
@@ -156,7 +157,7 @@ export function numberValue(key: string, v: number, parent: string, scope: Scope
   }
   const prev = words[words.length - 2] ?? ''
   // "speed_km_h": a compound unit, a speed, not hours ("expires_in_s" is seconds: "in" is a word there).
-  let unit = SPEED_KEYS[`${prev} ${last}`] ?? (KEY_UNITS[last] && !(KEY_UNITS[prev] && prev !== 'in') ? KEY_UNITS[last] : words.filter((w) => INNER_UNITS.has(w)).map((w) => KEY_UNITS[w]).find(Boolean))
+  let unit = PAIR_KEYS[`${prev} ${last}`] ?? (KEY_UNITS[last] && !(KEY_UNITS[prev] && prev !== 'in') ? KEY_UNITS[last] : words.filter((w) => INNER_UNITS.has(w)).map((w) => KEY_UNITS[w]).find(Boolean))
   if (!unit && /percent|pct|percentage/.test(key)) unit = '%'
   if (!unit && objectUnit && /^(?:value|amount|result|level|reading|min|max|low|high|limit|target|average|avg|mean)$/i.test(last)) unit = objectUnit
   if (!unit) unit = unitFromScope(key, scope) ?? objectMeasure

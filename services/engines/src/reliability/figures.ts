@@ -100,8 +100,15 @@ export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): {
   const saysSmall = (s: Statement) => (figuresOf.get(s.evidence) ?? 0) <= SMALL_RESULT && s.quantities.some(said)
   const topicalResults = new Set(usable.filter((s) => s.key !== undefined && (onTopic(s) || saysSmall(s))).map((s) => s.evidence))
   const topical = new Set(usable.flatMap((s) => (onTopic(s) || topicalResults.has(s.evidence) ? s.quantities : s.quantities.filter(said))))
+  // The continued clause's figures as the evidence gives them (of any entity: the clause named it), on the topic.
+  const lead = (ctx.lead ?? []).flatMap((q) => {
+    const s = ctx.statements.find((x) => !x.request && x.quantities.some((e) => sameValue(q, e)))
+    const e = s?.quantities.find((x) => sameValue(q, x))
+    return s && e ? [{ s, e }] : []
+  })
+  for (const { e } of lead) topical.add(e)
   const ops: Operands = {
-    evidence: usable.flatMap((s) => s.quantities),
+    evidence: [...lead.map((l) => l.e), ...usable.flatMap((s) => s.quantities)],
     topical,
     request: ctx.request.flatMap((s) => s.quantities),
     answer: [...ctx.answerQuantities, ...c.quantities],
@@ -161,6 +168,9 @@ export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): {
   const found = c.quantities.map((q, i) => {
     const best = q.dim === 'count' ? find(q, tied) : measuredFirst[i]!
     if (best) return best
+    // A figure of the continued clause, restated: "…, which is £33.66 on your 85 shares".
+    const restated = lead.find((l) => sameValue(q, l.e))
+    if (restated) return { s: restated.s, exact: true }
     if (!yearLike(q) && !GENERALISATION.test(c.text) && derivable(q, shareOf(q) ? { ...ops, evidence: [...ops.evidence, ...computed] } : ops)) {
       // A figure the claim computed is an operand of a share it states next ("2,249 of 5,500 responded, 40.9%": both are sums).
       computed.push(q)

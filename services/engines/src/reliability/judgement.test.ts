@@ -2,22 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { contentReliability } from './index.js'
 import { quantities } from './quantity.js'
 import { sameValue } from './compare.js'
-import { chat, retrieval, tool, viewOf } from './test-view.js'
-
-let traces = 0
-/** The answer's verdicts, one per claim, against one evidence span (each call its own trace: judgements are cached per trace). */
-async function verdictsOn(evidence: Record<string, string>, answer: string, question = 'Tell me.'): Promise<string[]> {
-  const id = (++traces).toString(16).padStart(32, '0')
-  const v = viewOf([
-    { id: '1'.repeat(16), attrs: evidence },
-    { id: '2'.repeat(16), attrs: chat([['user', question]], answer) },
-  ], id)
-  return (await contentReliability(v)).claims.map((c) => c.verdict)
-}
-/** The answer's verdicts against one tool result. */
-const verdicts = (result: unknown, answer: string) => verdictsOn(tool('lookup', {}, result), answer)
-/** The answer's verdicts against one retrieved document. */
-const verdictsOnDoc = (content: string, answer: string, question?: string) => verdictsOn(retrieval([{ id: 'kb/doc', content }]), answer, question)
+import { chat, nextTraceId, tool, verdicts, verdictsOn, verdictsOnDoc, viewOf } from './test-view.js'
 
 describe('flags of list items', () => {
   const journeys = (second: boolean) => ({
@@ -140,7 +125,7 @@ describe('a figure in a result\'s prose', () => {
 
 describe('a call\'s status', () => {
   const call = async (name: string, result: unknown, answer: string) => {
-    const id = (++traces).toString(16).padStart(32, '0')
+    const id = nextTraceId()
     const v = viewOf([
       { id: '1'.repeat(16), attrs: tool(name, { user: 'U-1' }, result) },
       { id: '2'.repeat(16), attrs: chat([['user', 'Help.']], answer) },
@@ -212,7 +197,7 @@ describe('structured results read as a person reads them', () => {
 
 describe('figures only the user gave', () => {
   it('are no conversion unless two of the claim\'s figures measure one thing', async () => {
-    const id = (++traces).toString(16).padStart(32, '0')
+    const id = nextTraceId()
     const v = viewOf([
       { id: '1'.repeat(16), attrs: tool('book_table', { restaurant: 'Lumiere', party: 4, time: '20:00' }, { ok: false, error: 'no availability' }) },
       { id: '2'.repeat(16), attrs: chat([['user', 'Book a table for 4 at 8pm at Lumiere']], 'Your table for four at Lumiere is booked for 8 pm.') },
@@ -322,7 +307,7 @@ describe('what a claim refers back to', () => {
   })
 
   it('takes "I tried to …, but" as a report of the failure it reports', async () => {
-    const id = (++traces).toString(16).padStart(32, '0')
+    const id = nextTraceId()
     const v = viewOf([
       { id: '1'.repeat(16), attrs: { ...tool('book_slot', { slot: '16:30' }, ''), 'error.type': 'SlotTaken', 'exception.message': 'the 16:30 slot was booked by another patient' } },
       { id: '2'.repeat(16), attrs: chat([['user', 'Book it.']], 'I tried to book the 4:30 pm slot, but someone else took it first, so you have no appointment yet.') },

@@ -23,7 +23,7 @@ import { CONFIDENCE, CONTRAST, judge, type JudgeContext, type Judgement } from '
 import { offsetsIn } from './zones.js'
 
 /** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
-export const JUDGEMENT_VERSION = '2.1.52'
+export const JUDGEMENT_VERSION = '2.1.53'
 
 /**
  * Bounds on one trace's work, far above any answer of the labelled sets (at most a few dozen claims and a
@@ -133,14 +133,19 @@ async function compute(view: TraceView, embedder: Embedder | null): Promise<Trac
   const focus = focusOf(split, ctx.statements)
   // (A table row is judged as read with its header: "Flex Mastercard: APR after 25.99%".)
   const readings = split.map((c) => c.reading ?? c.claim)
-  const lexical = readings.map((claim, i) => judge(claim, ctx, focus[i]))
+  // (A clause split off at what it adds, "which comes to $240", computes from the clause before it.)
+  const contexts = readings.map((claim, i) => (i > 0 && CONTINUES.test(claim) ? { ...ctx, lead: quantities(readings[i - 1]!) } : ctx))
+  const lexical = readings.map((claim, i) => judge(claim, contexts[i]!, focus[i]))
   // Meaning is asked for where words were not enough: claims without figures that nothing backed lexically.
   const needs = lexical.map((j, i) => j.verdict === 'unsupported' && !quantities(readings[i]!).length)
   // A model that fails mid-run leaves this trace lexical rather than failing the job.
   const sem = await semanticScores(embedder, readings, ctx.statements, needs).catch(() => semanticScores(null, readings, ctx.statements, needs))
-  const claims = texts.map((claim, i) => ({ claim, judgement: needs[i] && embedder ? judge(readings[i]!, { ...ctx, similarity: sem.similarity[i] }, focus[i]) : lexical[i]! }))
+  const claims = texts.map((claim, i) => ({ claim, judgement: needs[i] && embedder ? judge(readings[i]!, { ...contexts[i]!, similarity: sem.similarity[i] }, focus[i]) : lexical[i]! }))
   return { answer, claims: withPremises(claims), context: ctx, semantic: embedder !== null, embedded: sem.embedded }
 }
+
+/** A clause that adds to the one before it, as claims.ts splits them: "which comes to $240", "leaving 6.4 GB". */
+const CONTINUES = /^\s*(?:which|leaving|bringing|making|putting|giving|taking|beating|lasting|adding|for a total|a saving|i\.e\.|plus)\b/i
 
 /** A consequence drawn from the clause before it: "…, so it won't mount on your X-T5", "which means you're covered". */
 const CONSEQUENCE = /^\s*(?:so|which means|that means|meaning|and so|therefore|hence)\b/i

@@ -12,9 +12,21 @@ import { CODES, CURRENCY_SIGNS, CURRENCY_WORDS, decimalData, fraction, month, MO
  */
 const calendarTolerance = (factor: number) => (factor === MONTH_SECONDS ? 0.08 : 0.005)
 
+/** Vulgar fractions a number may end in: "2½ hours", "1¾ miles". */
+const FRACTIONS: Record<string, number> = { '½': 0.5, '¼': 0.25, '¾': 0.75, '⅓': 1 / 3, '⅔': 2 / 3 }
+
 function decimals(s: string): number {
+  // (a fraction is a rounding to a quarter or so: two places)
+  if (/[½¼¾⅓⅔]$/.test(s)) return 2
   const i = s.indexOf('.')
   return i < 0 ? 0 : s.length - i - 1
+}
+
+/** A number as written: thousands separators, and a trailing fraction ("2½" is 2.5). */
+const toNumber = (raw: string): number => {
+  const f = FRACTIONS[raw.slice(-1)]
+  const whole = Number((f === undefined ? raw : raw.slice(0, -1)).replace(/,/g, '') || 0)
+  return f === undefined ? whole : whole + f
 }
 
 /**
@@ -31,10 +43,13 @@ const dayNumber = (y: number, m: number, d: number) => Math.round(Date.UTC(y, m 
 const validDate = (m: number, d: number) => m >= 1 && m <= 12 && d >= 1 && d <= 31
 
 /** Number words and numerals: "4,200", "0.79", ".5", "twenty-five", "a dozen". */
-const NUM = '(\\d{1,3}(?:,\\d{3})+(?:\\.\\d+)?|\\d+(?:\\.\\d+)?|\\.\\d+)'
+// (only from the start of a run of digits: "1111…" tried from each of its digits took time quadratic in its length)
+const NUM = '((?<!\\d)(?:\\d{1,3}(?:,\\d{3})+(?:\\.\\d+)?|\\d+[½¼¾⅓⅔]|\\d+(?:\\.\\d+)?|\\.\\d+))'
 /** A temperature's sign: a minus (or U+2212) that starts a number, not the dash of a range or a date ("4.0-5.6 °C"). */
 const SIGNED = `(?<![\\w.])[-−]?(?:${NUM.slice(1, -1)})`
 export const WORDNUM = '(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|a dozen|dozen|half an?)'
+/** Minutes written in digits or words ("20", "twenty-five"). */
+const minutesIn = (w: string) => (/^\d+$/.test(w) ? Number(w) : w.split('-').reduce((n, part) => n + (WORD_NUMBERS[part] ?? 0), 0))
 const UNIT_ALT = Object.keys(UNITS)
   .filter((u) => u !== '"')
   .sort((a, b) => b.length - a.length)
@@ -150,13 +165,13 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
     re: /\b([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(Z\b|\s?(?:UTC|GMT)\b)?(?!\s?[ap]\.?m)(?!\s?dilution)/gi,
     read: (m) => [{ dim: 'time', value: Number(m[1]) * 60 + Number(m[2]), unit: '', tol: 0, hasYear: true, ...(m[3] ? { utc: true } : {}) }],
   },
-  // compound and ISO durations: 1 h 30 min, 2 hours and 15 minutes, an hour and a half, PT1H30M, P3D
+  // compound and ISO durations: 1 h 30 min, an hour and twenty minutes, 2 hours and 15 minutes, an hour and a half, PT1H30M, P3D
   {
-    re: /\b(\d+)\s?(?:h|hr|hrs|hours?)\s*(?:and\s*)?(\d+)\s?(?:m|min|mins|minutes?)\b|\b(\d+)h(\d{2})\b|\b(?:[Aa]n?|[Oo]ne)\s(hour|day|week|month|year)\sand\sa\shalf\b|\b(?:[Aa]n|[Oo]ne)\shour\s(?:and\s)?(\d+)\s?(?:min|mins|minutes?)\b|\bP(?:(\d+)D)?T?(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?\b/g,
+    re: /\b(\d+)\s?(?:h|hr|hrs|hours?)\s*(?:and\s*)?(\d+)\s?(?:m|min|mins|minutes?)\b|\b(\d+)h(\d{2})\b|\b(?:[Aa]n?|[Oo]ne)\s(hour|day|week|month|year)\sand\sa\shalf\b|\b(?:[Aa]n|[Oo]ne)\shour\s(?:and\s)?(\d+|five|ten|fifteen|twenty|twenty-five|thirty|thirty-five|forty|forty-five|fifty|fifty-five)\s?(?:min|mins|minutes?)\b|\bP(?:(\d+)D)?T?(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?\b/g,
     read: (m) => {
       // "an hour and a half", "a day and a half"; "an hour and 47 minutes"
       if (m[5]) return [{ dim: 'duration', value: 1.5 * UNITS[m[5]]![1], unit: '', tol: Math.max(30, 0.0075 * UNITS[m[5]]![1]), hasYear: true }]
-      if (m[6]) return [{ dim: 'duration', value: 3600 + Number(m[6]) * 60, unit: '', tol: 30, hasYear: true }]
+      if (m[6]) return [{ dim: 'duration', value: 3600 + minutesIn(m[6]) * 60, unit: '', tol: 30, hasYear: true }]
       if (m[1]) return [{ dim: 'duration', value: Number(m[1]) * 3600 + Number(m[2]) * 60, unit: '', tol: 30, hasYear: true }]
       if (m[3]) return [{ dim: 'duration', value: Number(m[3]) * 3600 + Number(m[4]) * 60, unit: '', tol: 30, hasYear: true }]
       if (!m[7] && !m[8] && !m[9] && !m[10]) return []
@@ -177,7 +192,7 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
         code = code.slice(0, -4)
         factor /= 100
       }
-      const value = Number(raw.replace(/,/g, '')) * factor
+      const value = toNumber(raw) * factor
       // "$0.70 a mile", "24.8p per kWh", "1.0842 dollars per euro": a price per unit, comparable only with prices of that unit.
       const perWord = m[8] ? perUnit(m[8]) : null
       const per = perWord ? `/${perWord.word}` : ''
@@ -190,7 +205,7 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
     read: (m) => {
       const raw = (m[1] ?? m[4]!).replace('−', '-')
       const f = /^f/i.test(m[2] ?? '')
-      const v = Number(raw.replace(/,/g, ''))
+      const v = toNumber(raw)
       // A rate ("0.38 °F per decade") is a change of temperature: °F scale only, no offset.
       const per = m[3] ? perUnit(m[3]) : null
       const value = f ? (per ? (v * 5) / 9 : ((v - 32) * 5) / 9) : v
@@ -209,7 +224,7 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
   // its unit ("mean": 18.6, "unit": "µg/m³"); not a mass, nor a rate per metre (mg/dL and mmol/L convert, below)
   {
     re: new RegExp(`${NUM}\\s?(?:(?:µg|μg|ug|mg|ng)\\s?/\\s?(?:m³|m3)|(?:ng|pg|µg|μg|ug)\\s?/\\s?(?:mL|ml|L))(?![\\w])`, 'g'),
-    read: (m) => [{ dim: 'count' as Dim, value: Number(m[1]!.replace(/,/g, '')), unit: '', tol: tolerance(m[1]!, 1, false, Number(m[1]!.replace(/,/g, '')), 0), hasYear: true }],
+    read: (m) => [{ dim: 'count' as Dim, value: toNumber(m[1]!), unit: '', tol: tolerance(m[1]!, 1, false, toNumber(m[1]!), 0), hasYear: true }],
   },
   // number + unit: 25 min, 2.4 kB, 101 million km, a 12-month term, 55 × 40 × 23 cm (the unit applies back to bare numbers
   // before "×", "to", "-"), and rates: "15 mg per kg", "160 mg per 5 mL", "28.5 L per 100 km", "12 hours a week"
@@ -226,7 +241,7 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
       const out: Array<Omit<Quantity, 'index' | 'end' | 'approx' | 'bound'>> = []
       for (const raw of [m[1], m[2], m[3]]) {
         if (!raw) continue
-        const value = Number(raw.replace(/,/g, '')) * factor * scale
+        const value = toNumber(raw) * factor * scale
         const alt = decimalData(u, factor, value)
         out.push({ dim, value, unit: '', tol: tolerance(raw, factor * scale, false, value, dim === 'percent' ? 0 : calendarTolerance(factor)), hasYear: true, ...(per ? { per } : {}), ...(alt ? { alt } : {}) })
       }
@@ -237,7 +252,7 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
   {
     re: new RegExp(`\\b(?:${WORDNUM}|${NUM})\\s+and\\s+a\\s+half\\s+(${UNIT_ALT})\\b|\\b(a|one|two|three)[ -](quarters?|thirds?|fifths?|tenths?)\\s+of\\s+an?\\s+(${UNIT_ALT})\\b`, 'gi'),
     read: (m) => {
-      const n = m[3] ? 0.5 + (WORD_NUMBERS[m[1]?.toLowerCase() ?? ''] ?? Number((m[2] ?? '1').replace(/,/g, ''))) : fraction(m[4]!, m[5]!)
+      const n = m[3] ? 0.5 + (WORD_NUMBERS[m[1]?.toLowerCase() ?? ''] ?? toNumber(m[2] ?? '1')) : fraction(m[4]!, m[5]!)
       const named = unitNamed((m[3] ?? m[6])!)
       if (!named) return []
       const [dim, factor] = named
@@ -253,6 +268,11 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
       if (!unit || unit[0] !== 'duration') return []
       return [{ dim: 'duration', value: unit[1], unit: '', tol: unit[1] * 0.005, hasYear: true }]
     },
+  },
+  // A window in a field's name: "et_last_7d_in", "rolling_30d" (lower case, after the window's word: never "3D printing").
+  {
+    re: /(?<=\b(?:last|past|previous|next|rolling|trailing)[\s_])(\d{1,3})d\b/g,
+    read: (m) => [{ dim: 'duration', value: Number(m[1]) * 86400, unit: '', tol: 0, hasYear: true }],
   },
   // number words + unit: "half an hour", "two hours", "four weeks", "a day", "twelve-month terms"
   {
@@ -283,7 +303,7 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
   {
     re: new RegExp(`\\b(?:${NUM}|${WORDNUM})\\s+times\\s+(?=as\\b|the\\b|more\\b|higher\\b|larger\\b|bigger\\b|greater\\b|longer\\b|faster\\b|what\\b|that\\b|its\\b|their\\b|his\\b|her\\b|our\\b|your\\b)|\\b(twice|double|triple|quadruple)\\s+(?=as\\b|the\\b|that\\b|what\\b)`, 'gi'),
     read: (m) => {
-      const value = m[3] ? { twice: 2, double: 2, triple: 3, quadruple: 4 }[m[3].toLowerCase() as 'twice']! : m[1] ? Number(m[1].replace(/,/g, '')) : WORD_NUMBERS[m[2]!.toLowerCase()]!
+      const value = m[3] ? { twice: 2, double: 2, triple: 3, quadruple: 4 }[m[3].toLowerCase() as 'twice']! : m[1] ? toNumber(m[1]) : WORD_NUMBERS[m[2]!.toLowerCase()]!
       return [{ dim: 'ratio', value, unit: '', tol: m[1] ? tolerance(m[1], 1, false, value, 0) : 0.49, hasYear: true }]
     },
   },
@@ -291,7 +311,7 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
   {
     re: new RegExp(`\\b(?:one|1)\\s+(?:in|out of)\\s+(?:${NUM}|${WORDNUM})\\b|\\b(a|one|two|three|four)[ -](halves|half|thirds?|quarters?|fifths?|sixths?|sevenths?|eighths?|tenths?)\\b|\\b(half)\\s+(?=of\\b)`, 'gi'),
     read: (m) => {
-      const value = m[5] ? 50 : m[3] ? fraction(m[3], m[4]!) * 100 : 100 / (m[1] ? Number(m[1].replace(/,/g, '')) : WORD_NUMBERS[m[2]!.toLowerCase()]!)
+      const value = m[5] ? 50 : m[3] ? fraction(m[3], m[4]!) * 100 : 100 / (m[1] ? toNumber(m[1]) : WORD_NUMBERS[m[2]!.toLowerCase()]!)
       // A share said in words is a rounded figure: "one in seven" for 14%, "a third" for 34%.
       return Number.isFinite(value) ? [{ dim: 'percent', value, unit: '', tol: value * 0.04, hasYear: true }] : []
     },
@@ -316,7 +336,7 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
     read: (m) => {
       const per = perUnit(m[4]!, 1)!
       const scale = SCALE[(m[2] ?? '').toLowerCase()] ?? 1
-      const value = Number(m[1]!.replace(/,/g, '')) * scale
+      const value = toNumber(m[1]!) * scale
       return [{ dim: 'count', value, unit: '', tol: tolerance(m[1]!, scale, false, value, 0), hasYear: true, per }]
     },
   },
@@ -335,7 +355,7 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
         return [{ dim: 'count', value, unit: '', tol: 0, hasYear: true }]
       }
       const factor = SCALE[(m[2] ?? '').toLowerCase()] ?? 1
-      const value = Number(m[1]!.replace(/,/g, '')) * factor
+      const value = toNumber(m[1]!) * factor
       return [{ dim: 'count', value, unit: '', tol: tolerance(m[1]!, factor, false, value, 0), hasYear: true }]
     },
   },

@@ -3,6 +3,15 @@ import { sameValue, satisfies } from './compare.js'
 import { quantities } from './quantity.js'
 
 describe('quantities', () => {
+  it('reads a window in a field\'s name, an hour and minutes in words, a vulgar fraction and an area', () => {
+    const dims = (text: string) => quantities(text).map((q) => `${q.dim} ${+q.value.toFixed(2)}`)
+    expect(dims('et last 7d: 1.89 inches')).toEqual(['duration 604800', 'length 0.05'])
+    expect(dims('a 3D printer')).toEqual([])
+    expect(dims('about an hour and twenty minutes')).toEqual(['duration 4800'])
+    expect(dims('about 2½ hours')).toEqual(['duration 9000'])
+    expect(dims('71 m² (about 764 sq ft), on 2 ha')).toEqual(['area 71', 'area 70.98', 'area 20000'])
+  })
+
   it('reads a unit however the text cases or writes it, and a match the unit table lacks as no unit, never a crash', () => {
     // (The patterns match case-insensitively: "au" matched the table's "AU", and a Greek mu its micro sign's "µg".)
     const [selenium] = quantities('5 μg of selenium')

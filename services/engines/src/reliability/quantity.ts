@@ -11,7 +11,7 @@
 import { PATTERNS, WORDNUM } from './quantity-patterns.js'
 import { CURRENCY_WORDS, UNITS } from './units.js'
 
-export type Dim = 'money' | 'percent' | 'duration' | 'length' | 'mass' | 'volume' | 'temperature' | 'data' | 'energy' | 'speed' | 'date' | 'time' | 'count' | 'ratio'
+export type Dim = 'money' | 'percent' | 'duration' | 'length' | 'area' | 'mass' | 'volume' | 'temperature' | 'data' | 'energy' | 'speed' | 'date' | 'time' | 'count' | 'ratio'
 
 /** What a rate is per: "15 mg per kg" is mass per 1 kg of mass, "600 requests per minute" a count per 60 s. */
 export interface Per {

@@ -75,10 +75,12 @@ export interface Relation {
   s: Statement | null
   /** Both sides' figures, when the claim states them ("90 Wh against 72 Wh"): each must be in the evidence. */
   figures?: [Quantity, Quantity]
+  /** The other side's words, with its figure ("Morteratsch's 14.9 km²"): what names the entity the second figure is of. */
+  other?: string
 }
 
 /** A comparative word without "than", then both sides' figures: "the bigger battery, 90 Wh against 72 Wh". */
-const PAIRED = new RegExp(`\\b(${MEASURE_COMPARATIVES})\\b[^;.]*?\\s(?:against|versus|vs\\.?|compared (?:with|to))\\s`, 'i')
+const PAIRED = new RegExp(`\\b(${MEASURE_COMPARATIVES})\\b(?:[^;.]|\\.(?=\\d))*?\\s(?:against|versus|vs\\.?|compared (?:with|to))\\s`, 'i')
 
 /** "survive longer, five years against Helix's three": each side's figure, the bare one in the other's unit. */
 function paired(text: string): Relation | null {
@@ -92,7 +94,7 @@ function paired(text: string): Relation | null {
   if (r.dim === 'count' && l.dim !== 'count') r = quantities(`${rightText.slice(r.index, r.end)} ${text.slice(l.index, l.end).split(/\s+/).pop()}`)[0]
   if (!r || r.dim !== l.dim) return null
   const down = DOWN.test(m[1]!)
-  return { holds: down ? norm(l) < norm(r) : norm(l) > norm(r), s: null, figures: [l, r] }
+  return { holds: down ? norm(l) < norm(r) : norm(l) > norm(r), s: null, figures: [l, r], other: rightText }
 }
 
 /** A comparison in the claim, evaluated on the trace's values: true, false, or null when it cannot be read. */
@@ -102,9 +104,13 @@ export function relation(text: string, pool: Statement[], statements: Statement[
   const cmp = COMPARATIVE.exec(text) ?? ORDER.exec(text)
   if (cmp) {
     const word = cmp[1] ?? cmp[3]!
-    const left = text.slice(0, cmp.index)
+    const order = !COMPARATIVE.test(cmp[0])
+    // An order is of the clause it is in: "the September 10 grants pay …, then the loan after September 24" puts the
+    // loan after the 24th, not the 10th.
+    const left = order ? lastClause(text.slice(0, cmp.index)) : text.slice(0, cmp.index)
     // "€20 cheaper", "$25 more than", "208 kWh more than": a difference, for the arithmetic.
-    if (differenceBefore(left)) return null
+    // "no later than December 2", "by no more than 5%": a bound on one value, not two things compared.
+    if (differenceBefore(left) || /\bno\s*$/i.test(left)) return null
     const right = text.slice(cmp.index + cmp[0].length)
     // "lasts more than three days", "less than a month": a bound on one value, not two things compared.
     if (/^\s*(?:about\s+|around\s+|roughly\s+)?(?:\d|a\b|an\b|one\b|two\b|three\b|four\b|five\b|six\b|seven\b|eight\b|nine\b|ten\b|twelve\b|half\b)/i.test(right) && !NAME_NUMBER.test(right.trim().split(/\s+/)[0] ?? '')) return null
@@ -113,16 +119,17 @@ export function relation(text: string, pool: Statement[], statements: Statement[
     const l = sideValue(left, pool, dims, attribute)
     const r = l ? sideValue(right, pool, [l.dim], attribute) : null
     if (!l || !r || l.dim !== r.dim || l === r) return null
-    // "Before"/"after" order points in time, not amounts ("held for three months before deletion").
-    if (!COMPARATIVE.test(cmp[0]) && l.dim !== 'date' && l.dim !== 'time') return null
+    // "Before"/"after" order points in time, not amounts ("held for three months before deletion"); the very date the
+    // claim names is no order either way ("the loan after September 24", paid on the 24th: from that day).
+    if (order && ((l.dim !== 'date' && l.dim !== 'time') || (norm(l) === norm(r) && quantities(right).some((q) => q.dim === r.dim && norm(q) === norm(r))))) return null
     const down = DOWN.test(word.trim())
-    return { holds: down ? norm(l) < norm(r) : norm(l) > norm(r), s: null }
+    return { holds: (down ? norm(l) < norm(r) : norm(l) > norm(r)) !== negated(lastClause(left)), s: null }
   }
   const between = BETWEEN.exec(text)
   if (between) {
     const before = text.slice(0, between.index)
     if (differenceBefore(before)) return null
-    const l = quantities(before).filter((q) => q.dim !== 'count' || !NAME_NUMBER.test(String(q.value)))
+    const l = quantities(before).filter((q) => q.dim !== 'count' || !(NAME_NUMBER.test(String(q.value)) || labelled(before, q)))
     // No figure of its own ("Your potassium was above its range"): the value the evidence gives for what it names.
     const v = l[l.length - 1] ?? measuredValue(readClaim(text), readClaim(before), pool)
     const after = text.slice(between.index + between[0].length)
@@ -131,9 +138,10 @@ export function relation(text: string, pool: Statement[], statements: Statement[
     // (Only the figures of the clause it opens: "$34.50 an hour over 8-hour days, that's $276 a day" spreads a rate
     // over days, and a figure of another kind right after the word says it is no comparison.)
     const clause = after.split(/[;,]|\bthat's\b|\bwhich\b/)[0]!
-    const first = quantities(clause)[0]
+    const figures = quantities(clause).filter((q) => q.dim !== 'count' || !labelled(clause, q))
+    const first = figures[0]
     if (v && first && first.dim !== v.dim && !(v.dim === 'count' || first.dim === 'count')) return null
-    let edge = v ? quantities(clause).filter((q) => q.dim === v.dim || (v.dim === 'count' && q.dim === 'count')) : []
+    let edge = v ? figures.filter((q) => q.dim === v.dim || (v.dim === 'count' && q.dim === 'count')) : []
     if (v && !edge.length) edge = limitOf(readClaim(text), readClaim(after), pool, v)
     if (v && edge.length) {
       const word = between[1]!.toLowerCase()
@@ -143,18 +151,28 @@ export function relation(text: string, pool: Statement[], statements: Statement[
       const lo = one === '<' ? -Infinity : Math.min(...edge.map(norm))
       const hi = one === '>' ? Infinity : Math.max(...edge.map(norm))
       const holds = word === 'within' || word === 'inside' ? norm(v) >= lo && norm(v) <= hi : word === 'outside' ? norm(v) < lo || norm(v) > hi : DOWN.test(word) ? norm(v) < lo : norm(v) > hi
-      return { holds, s: null }
+      return { holds: holds !== negated(lastClause(before)), s: null }
     }
     return null
   }
   return superlative(text, statements)
 }
 
+/** The clause a comparison word is in: the text after the last comma, semicolon or dash before it. */
+const lastClause = (left: string) => left.slice(Math.max(...[',', ';', ' — ', ' – ', ' - '].map((b) => left.lastIndexOf(b) + b.length)))
+
+/** The clause denies the comparison: "it isn't due before the end of September", "is not cheaper than". */
+const negated = (clause: string) => /\b(?:not|never)\b|n't\b/i.test(clause)
+
+/** A number that names a thing rather than measures it: "Annex 3", "SCC Module 3", "Gate 12" (a capitalised word before it). */
+const labelled = (text: string, q: Quantity) => /\b[A-Z][A-Za-z]*\s$/.test(text.slice(Math.max(0, q.index - 20), q.index))
+
 /** A figure right before the comparison: "$12.40 over your budget", "0.03 °C below the record" (a difference). */
 function differenceBefore(left: string): boolean {
   const t = left.trimEnd()
-  // (or a share in words: "about two thirds higher than")
+  // (or a share in words: "about two thirds higher than"; or points: "two points above July")
   if (/\b(?:half|a third|two thirds|a quarter|three quarters|a fifth)$/i.test(t)) return true
+  if (/\b(?:\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:percentage\s+)?points?$/i.test(t)) return true
   return /\d\s*(?:%|[a-zA-Z°µ$€£¥]{0,12})$/.test(t) && quantities(left).some((q) => q.end >= t.length - 1)
 }
 

@@ -4,7 +4,7 @@
  * known by now), the v2 development traces (tests/fixtures/engines-v2/dev) and v3
  * (tests/fixtures/engines-v3, blind until the v4 set was written, development since) and v4
  * (tests/fixtures/engines-v4, blind until the v5 set was written, development since) and v5 (tests/fixtures/engines-v5,
- * blind until the v6 set was written, development since) and the tables set (tests/fixtures/engines-tables, answers
+ * blind until the v6 set was written, development since) and v6 (likewise, until v7) and the tables set (tests/fixtures/engines-tables, answers
  * with markdown tables, a development set from the start).
  * Floors sit a little under the measured figures (docs/engines.md gives them and
  * the held-out figures, which no test reads) so a regression fails.
@@ -17,6 +17,7 @@ import { asFixture, fixtureView, loadFixtures, loadV2 } from '../test-support/fi
 import { loadV3Fixtures } from '../../../../tests/fixtures/engines-v3/fixtures-v3.js'
 import { loadV4Fixtures } from '../../../../tests/fixtures/engines-v4/fixtures-v4.js'
 import { loadV5Fixtures } from '../../../../tests/fixtures/engines-v5/fixtures-v5.js'
+import { loadV6Fixtures } from '../../../../tests/fixtures/engines-v6/fixtures-v6.js'
 import { loadTablesFixtures } from '../../../../tests/fixtures/engines-tables/fixtures-tables.js'
 import { semanticLayer } from '../semantic/layer.js'
 import { modelDir } from '../semantic/model-files.js'
@@ -33,6 +34,7 @@ const v4 = loadV4Fixtures().map(asFixture('v4'))
 const v4Eval = await evaluateReliability(v4, reliabilityRunner(model))
 const v5 = loadV5Fixtures().map(asFixture('v5'))
 const v5Eval = await evaluateReliability(v5, reliabilityRunner(model))
+const v6Eval = await evaluateReliability(loadV6Fixtures().map(asFixture('v6')), reliabilityRunner(model))
 const tablesEval = await evaluateReliability(loadTablesFixtures().map(asFixture('tables')), reliabilityRunner(model))
 
 describe('content_reliability evaluation (development sets)', () => {
@@ -55,9 +57,10 @@ describe('content_reliability evaluation (development sets)', () => {
   // over every development set (0.096 before): the most accurate set is a little under-confident now.
   const floors: Array<[string, typeof devEval, number, Partial<Record<'p' | 'r' | 'f1' | 'spearman', number>> & Partial<Record<'fc' | 'ece', number>>]> = [
     ['v2 dev', devEval, 20, { p: 0.94, r: 0.88, f1: 0.88, fc: 0.05, spearman: 0.45, ece: 0.13 }],
-    ['v3 (development since v4)', v3Eval, 60, { p: 0.9, r: 0.82, fc: 0.02, spearman: 0.5, ece: 0.05 }],
+    ['v3 (development since v4)', v3Eval, 60, { p: 0.9, r: 0.82, fc: 0.02, spearman: 0.5, ece: 0.06 }],
     ['v4 (development since v5)', v4Eval, 60, { p: 0.83, r: 0.7, f1: 0.54, fc: 0.04, ece: 0.06 }],
     ['v5 (development since v6)', v5Eval, 60, { p: 0.8, r: 0.72, f1: 0.65, fc: 0.035, spearman: 0.52, ece: 0.07 }],
+    ['v6 (development since v7)', v6Eval, 60, { p: 0.77, r: 0.69, f1: 0.65, fc: 0.04, spearman: 0.47, ece: 0.07 }],
     ['tables (answers with markdown tables)', tablesEval, 20, { p: 0.7, r: 0.58, f1: 0.55, fc: 0.07 }],
   ]
   it.each(floors)('%s: supported claims, "not supported" detection, false contradictions, ranking, calibration', (name, e, traces, min) => {

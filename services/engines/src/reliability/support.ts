@@ -54,6 +54,11 @@ export interface JudgeContext {
   request: Statement[]
   /** Figures stated elsewhere in the answer (a chain of arithmetic). */
   answerQuantities: Quantity[]
+  /**
+   * The figures of the clause this claim continues ("…against 1,470 g for the Larchmont, a saving of 280 g"): its
+   * operands, where the evidence gives them, whatever entity the evidence gives them for.
+   */
+  lead?: Quantity[]
   /** Offsets from UTC (minutes) the trace names, for times shown in a zone. */
   offsets?: number[]
   /** Similarity of the claim to a statement (0-1), from the sentence model; absent in lexical mode. */
@@ -255,6 +260,14 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
     const other = results.some((s) => s.quantities.some((e) => satisfies(r, e)))
     const rest = c.quantities.every((q, i) => q.dim === 'count' || found[i] !== null || sameValue(q, r))
     const ev = bestStatement(c, usable, ctx.similarity)?.evidence ?? null
+    // The first figure is the evidence's for the entity the other side names ("at 14.6 km² against Morteratsch's
+    // 14.9 km²", where 14.6 km² is Morteratsch's): the sides are swapped.
+    const otherNames = readClaim(rel.other ?? '').terms
+    const swapped = c.quantities.some((q, i) => {
+      const f = found[i]
+      return sameValue(q, l) && typeof f === 'object' && f !== null && [...f.s.owner].some((o) => termIn(o, otherNames))
+    })
+    if (own && other && rest && ev && swapped) return { verdict: 'contradicted', confidence: CONFIDENCE.conflict, evidence: ev, rule: 'entity-conflict' }
     if (own && other && rest && ev) return { verdict: rel.holds ? 'supported' : 'contradicted', confidence: rel.holds ? CONFIDENCE.relation : CONFIDENCE.relationFalse, evidence: ev, rule: rel.holds ? 'relation' : 'relation-false' }
   } else if (rel) {
     // Years name the sides ("2024 was warmer than 2023"): they are no figures to back.
@@ -391,8 +404,11 @@ function valueUnsaid(c: Claim, s: Statement): boolean {
   if (s.key === undefined || s.boolean) return false
   const at = s.text.indexOf(': ')
   if (at < 0) return false
+  const raw = s.text.slice(at + 2).trim()
+  // A grade or band of a letter or two ("council_tax_band": "E", "grade": "B+") is said only as itself: "band D" is not it.
+  if (/^(?=.*[A-Za-z])[A-Za-z0-9][A-Za-z0-9+-]?$/.test(raw)) return !new RegExp(`(?<![A-Za-z0-9])${raw.replace(/\+/g, '\\+')}(?![A-Za-z0-9+])`).test(c.text)
   // Words of three letters or more: "v1" of "v1.9.0" is no word in common with "v1.8.2".
-  const value = [...readClaim(s.text.slice(at + 2)).terms.keys()].filter((t) => t.length >= 3)
+  const value = [...readClaim(raw).terms.keys()].filter((t) => t.length >= 3)
   return value.length > 0 && !value.some((t) => termIn(t, c.terms))
 }
 

@@ -1,5 +1,6 @@
 /** Hand-built traces for the reliability and sources unit tests, through the same row-to-view path as the worker. */
 import { traceViewFromRows, type StoredSpan, type TraceView } from '../trace-view.js'
+import { contentReliability } from './index.js'
 
 export interface SpanSpec {
   id: string
@@ -49,3 +50,20 @@ export const tool = (name: string, args: unknown, result: unknown) => ({
   'gen_ai.tool.call.arguments': JSON.stringify(args),
   'gen_ai.tool.call.result': typeof result === 'string' ? result : JSON.stringify(result),
 })
+
+let traces = 0
+/** A trace id no other test trace of this process has (judgements are cached per trace). */
+export const nextTraceId = () => (++traces).toString(16).padStart(32, '0')
+
+/** The answer's verdicts, one per claim, against one evidence span (each call its own trace: judgements are cached per trace). */
+export async function verdictsOn(evidence: Record<string, string>, answer: string, question = 'Tell me.'): Promise<string[]> {
+  const v = viewOf([
+    { id: '1'.repeat(16), attrs: evidence },
+    { id: '2'.repeat(16), attrs: chat([['user', question]], answer) },
+  ], nextTraceId())
+  return (await contentReliability(v)).claims.map((c) => c.verdict)
+}
+/** The answer's verdicts against one tool result. */
+export const verdicts = (result: unknown, answer: string) => verdictsOn(tool('lookup', {}, result), answer)
+/** The answer's verdicts against one retrieved document. */
+export const verdictsOnDoc = (content: string, answer: string, question?: string) => verdictsOn(retrieval([{ id: 'kb/doc', content }]), answer, question)

@@ -1,0 +1,78 @@
+/**
+ * Clauses an answer adds to a sentence ("…, a saving of 280 g", "…, which comes to $240"), labels in bold, and the
+ * comparisons people write that are no comparison of two values ("no later than", "under SCC Module 3").
+ */
+import { describe, expect, it } from 'vitest'
+import { splitClaims } from './claims.js'
+import { relation } from './relations.js'
+import { verdicts } from './test-view.js'
+
+describe('a clause that adds to the sentence before it', () => {
+  it('is a claim of its own, computed from the figures of the clause it continues', async () => {
+    const tents = { tents: [{ name: 'Ridgeback 2P', trail_weight_g: 1190 }, { name: 'Larchmont 2P', trail_weight_g: 1470 }] }
+    const answer = 'The Ridgeback weighs 1,190 g against 1,470 g for the Larchmont, a saving of 280 g.'
+    expect(splitClaims(answer)).toEqual(['The Ridgeback weighs 1,190 g against 1,470 g for the Larchmont', 'a saving of 280 g.'])
+    expect(await verdicts(tents, answer)).toEqual(['supported', 'supported'])
+  })
+
+  it('is judged apart, so a wrong remainder sinks only itself', async () => {
+    const plan = { plan: 'Share 50', shared_data_gb: 50, used_gb: 44.4 }
+    expect(await verdicts(plan, "You've used 44.4 GB of your 50 GB, leaving 6.4 GB.")).toEqual(['supported', 'unsupported'])
+  })
+
+  it('counts an interval of clock times across midnight', async () => {
+    const work = { mast: 'BE-1187', work_start: '22:00', work_end: '03:00' }
+    expect(await verdicts(work, 'Planned work on mast BE-1187 starts at 22:00 and ends at 03:00, lasting five hours.')).toEqual(['supported', 'supported'])
+  })
+
+  it('splits at a dash before a figure', () => {
+    expect(splitClaims('Your lease ends on Wednesday, December 1 — 29 days from today.')).toEqual(['Your lease ends on Wednesday, December 1', '29 days from today.'])
+  })
+})
+
+describe('a bold label', () => {
+  it('is the subject of a value that says little alone', async () => {
+    expect(splitClaims('**PAC code:** `BWX482913`\n- **Price:** £54.85\n**Basic plan:** costs $10 a month.')).toEqual(['PAC code: BWX482913', 'Price: £54.85', 'costs $10 a month.'])
+    expect(await verdicts({ pac_code: 'BWX482913', status: 'issued' }, '**PAC code:** `BWX482913`')).toEqual(['supported'])
+  })
+
+  it('with a grade of one letter is said only by that letter', async () => {
+    const listing = { listing_id: 'RM-220871', council_tax_band: 'E', tenure: 'freehold' }
+    expect(await verdicts(listing, '**Council tax band:** E')).toEqual(['supported'])
+    expect(await verdicts(listing, '**Council tax band:** D')).not.toEqual(['supported'])
+  })
+
+  it('an introduction ending in a colon is a claim when it states a time or an amount', () => {
+    expect(splitClaims('Canola bids as of 10:15 this morning:\n- Weyburn pays more.\nHere are your options:\n- Estevan pays less.')).toEqual(['Canola bids as of 10:15 this morning:', 'Weyburn pays more.', 'Estevan pays less.'])
+  })
+})
+
+describe('comparisons that are not', () => {
+  it('reads "no later than" and "no more than" as a bound, not two values compared', async () => {
+    expect(await verdicts({ notice: 'rent increase', serve_by: '2027-12-02' }, 'Serve the notice no later than December 2, 2027.')).toEqual(['supported'])
+  })
+
+  it('reads a denied comparison as denied', async () => {
+    expect(await verdicts({ service_due: '2027-10-14', inspected_on: '2027-09-20' }, "The service isn't due before the inspection.")).toEqual(['supported'])
+  })
+
+  it('takes a difference in points, a numbered name and another clause\'s date for no side of a comparison', () => {
+    expect(relation("That's two points above July and three above September.", [], [])).toBeNull()
+    expect(relation("Pellucid Cloud isn't on the list in Annex 3 (Twilio and Zendesk under SCC Module 3).", [], [])).toBeNull()
+    expect(relation('Once the September 10 grants pay your charges, you get $2,952.50 back, then the loan after September 24.', [], [])).toBeNull()
+  })
+
+  it('reads both sides\' figures past a decimal point, and finds them swapped between the entities', async () => {
+    expect(relation('The Larchmont gives you more room (2.9 m² of floor versus 2.7 m²)', [], [])?.figures).toHaveLength(2)
+    const glaciers = { glaciers: [{ name: 'Morteratsch', area_km2: 14.6 }, { name: 'Pasterze', area_km2: 14.9 }] }
+    expect(await verdicts(glaciers, "The Morteratsch is the smaller of the two, at 14.6 km² against Pasterze's 14.9 km².")).toEqual(['supported'])
+    expect(await verdicts(glaciers, "The Pasterze is the smaller of the two, at 14.6 km² against Morteratsch's 14.9 km².")).toEqual(['contradicted'])
+  })
+})
+
+describe('areas', () => {
+  it('are read in text and in field names, and rates per hectare too', async () => {
+    expect(await verdicts({ permit: 'residential addition', area_sqft: 420 }, 'The extension is 420 sq ft (about 39 m²).')).toEqual(['supported'])
+    expect(await verdicts({ fields: [{ field: 'Church Piece', area_ha: 17.2, yield_t_ha: 7.4 }] }, 'Church Piece, 17.2 ha, yielded 7.4 t/ha.')).toEqual(['supported'])
+  })
+})
