@@ -86,7 +86,7 @@ describe('splitClaimsWithTopics', () => {
     const text = '## Rewards Visa   \n- 0% for 18 months with a 3% fee.\n\n**Flex card:** 0% for 21 months, then 23.24%.\n- Flex Mastercard: the fee is 5% of the balance.'
     expect(splitClaimsWithTopics(text)).toEqual([
       { claim: '0% for 18 months with a 3% fee.', topic: 'Rewards Visa' },
-      { claim: '0% for 21 months, then 23.24%.', topic: 'Flex card' },
+      { claim: 'Flex card: 0% for 21 months, then 23.24%.', topic: 'Flex card' },
       // (a label of two words stays with its claim, which names the entity itself)
       { claim: 'Flex Mastercard: the fee is 5% of the balance.', topic: 'Rewards Visa' },
     ])

@@ -157,14 +157,16 @@ export function splitClaimsWithTopics(text: string, limit = Infinity): SplitClai
     const line = unmark(bare)
     if (!line) continue
     for (const [k, sentence] of sentences(line, true).entries()) {
-      // A bold label's value says little alone ("**PAC code:** BWX482913", "**Price:** £54.85"): the label is its subject.
-      const s = k === 0 && boldLabel && !asserts(sentence) ? `${boldLabel}: ${sentence}` : sentence
-      if (asserts(s))
-        for (const c of clauses(s)) {
-          // (a label before a colon is no claim: it names what the clauses after it are about)
-          if (headingLike(c) && s.includes(`${c}:`)) topic = c
-          else if (asserts(c)) out.push({ claim: c, topic })
-        }
+      // A bold label's value says little alone ("**PAC code:** BWX482913", "**GMV:** €2,015,750, up 9.4%"): the label is
+      // its subject. (A label before words with a verb is their topic: "**Basic plan:** costs $10 a month".)
+      const labelled = k === 0 && boldLabel !== '' && (!asserts(sentence) || /^[-+−]?[$€£¥\d]/.test(sentence))
+      const s = labelled ? `${boldLabel}: ${sentence}` : sentence
+      if (!asserts(s)) continue
+      for (const c of labelled ? clauses(sentence).map((part, i) => (i ? part : `${boldLabel}: ${part}`)) : clauses(s)) {
+        // (a label before a colon is no claim: it names what the clauses after it are about)
+        if (headingLike(c) && s.includes(`${c}:`)) topic = c
+        else if (asserts(c)) out.push({ claim: c, topic })
+      }
     }
   }
   return out.slice(0, limit)

@@ -36,6 +36,15 @@ describe('a bold label', () => {
     expect(await verdicts({ pac_code: 'BWX482913', status: 'issued' }, '**PAC code:** `BWX482913`')).toEqual(['supported'])
   })
 
+  it('is the subject of a figure it labels, and unnamed rows holding a distinctive figure are its records', async () => {
+    expect(splitClaims('- **Repeat-customer rate:** 37.1%, down 1.3 points from 38.4%.')).toEqual(['Repeat-customer rate: 37.1%, down 1.3 points from 38.4%.'])
+    const kpis = { rows: [{ month: '2027-09', gmv_eur: 1842300, orders: 48210 }, { month: '2027-10', gmv_eur: 2015750, orders: 51380 }] }
+    expect(await verdicts(kpis, '- **GMV:** €2,015,750, up 9.4% from €1,842,300.\n- **Orders:** 51,380, up 3,170.')).toEqual(['supported', 'supported'])
+    // (named records too, where the claim names none of them)
+    const options = { current_payment_usd: 2551.96, options: [{ option: 'recast', new_payment_usd: 2297.36 }, { option: 'prepay', new_payment_usd: 2551.96 }] }
+    expect(await verdicts(options, 'Your payment would drop from $2,551.96 to $2,297.36 a month.')).toEqual(['supported'])
+  })
+
   it('with a grade of one letter is said only by that letter', async () => {
     const listing = { listing_id: 'RM-220871', council_tax_band: 'E', tenure: 'freehold' }
     expect(await verdicts(listing, '**Council tax band:** E')).toEqual(['supported'])

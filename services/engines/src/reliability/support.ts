@@ -207,7 +207,16 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
   const named = (s: Statement) => namesOwner(c, s, focus, known)
   const results = ctx.statements.filter((s) => s.evidence.kind !== 'tool_error')
   const errors = ctx.statements.filter((s) => s.evidence.kind === 'tool_error')
-  const usable = results.filter((s) => entityFits(c, s, known, focus))
+  const fitting = results.filter((s) => entityFits(c, s, known, focus))
+  // Records no name tells apart (rows keyed by a month, a list of readings) are the claim's when one of their fields
+  // holds one of its figures written with four significant digits or more, which no other record shares by chance:
+  // "GMV: €2,015,750, up 9.4% from €1,842,300" reads both months' rows ("4.20%" or "$250" could be anyone's).
+  const distinctive = c.quantities.filter((q) => q.dim !== 'date' && q.dim !== 'time' && c.text.slice(q.index, q.end).replace(/\D/g, '').replace(/^0+|0+$/g, '').length >= 4)
+  // (or named ones, where the claim names no entity at all: "Your payment would drop from $2,551.96 to $2,297.36")
+  const anonymous = focus.size === 0 && ![...c.entities].some((e) => known.has(e))
+  const unnamed = (s: Statement) => s.ambiguousOwner && (anonymous || [...s.owner].every((o) => /^[\d-]+$/.test(o)))
+  const rowsOf = new Set(results.filter((s) => unnamed(s) && s.quantities.some((e) => distinctive.some((q) => sameValue(q, e)))).map((s) => s.evidence))
+  const usable = rowsOf.size ? [...fitting, ...results.filter((s) => unnamed(s) && rowsOf.has(s.evidence) && !fitting.includes(s))] : fitting
 
   // Failures: a tool error backs an honest report of it and denies a claim that the action happened.
   // A claim names a call by its tool's words ("I've opened a dispute": open_dispute), or shares the error's words.
