@@ -85,3 +85,12 @@ describe('areas', () => {
     expect(await verdicts({ fields: [{ field: 'Church Piece', area_ha: 17.2, yield_t_ha: 7.4 }] }, 'Church Piece, 17.2 ha, yielded 7.4 t/ha.')).toEqual(['supported'])
   })
 })
+
+describe('a misread amount', () => {
+  it('is the evidence\'s digits in another order, whatever arithmetic happens to meet it', async () => {
+    const parcel = { parcel: '114-22-0917', assessed_value_usd: 412000, exemption_usd: 9000 }
+    // (412,000 + 9,000 is 421,000 too: chance, not the point of the sentence)
+    expect(await verdicts(parcel, 'Your home is assessed at $421,000.')).toEqual(['contradicted'])
+    expect(await verdicts(parcel, 'Your home is assessed at $412,000.')).toEqual(['supported'])
+  })
+})

@@ -79,3 +79,18 @@ export function satisfies(claim: Quantity, ev: Quantity): boolean {
   const k = perScale(claim, ev)
   return claim.bound === '<' ? ev.value <= claim.value * k : ev.value >= claim.value * k
 }
+
+/** The significant digits of a value as a result writes it: 412000 → "412", 6842.18 → "684218". */
+const digitsOf = (v: number) => String(Math.abs(+v.toFixed(6))).replace('.', '').replace(/^0+/, '').replace(/0+$/, '')
+
+/**
+ * A misreading of the evidence's value rather than another value: the same significant digits of an amount of a
+ * thousand or more in another order ("$421,000" for 412000, "$6,824.18" for 6842.18). Arithmetic that happens to meet
+ * such a figure is chance. (Not dates: a date a year after one the evidence gives is often the point.)
+ */
+export function nearMiss(claim: Quantity, ev: Quantity): boolean {
+  if (claim.dim !== ev.dim || (claim.dim === 'money' && claim.unit !== ev.unit) || claim.per || ev.per) return false
+  if (claim.dim === 'date' || claim.dim === 'time' || Math.abs(claim.value) < 1000 || sameValue(claim, ev)) return false
+  const [a, b] = [digitsOf(claim.value), digitsOf(ev.value)]
+  return a.length >= 3 && a.length === b.length && a !== b && [...a].sort().join('') === [...b].sort().join('') && Math.abs(Math.log10(Math.abs(claim.value) / Math.abs(ev.value))) < 0.5
+}

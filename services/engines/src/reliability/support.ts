@@ -32,7 +32,7 @@ import { backFigures, chargedFor, conflicting, measureField, toolWords, yearLike
 import { flagVerdict } from './flags.js'
 import { SEMANTIC_SUPPORT, alignment, bestStatement, coverage, figureWordsMeet, namesOwner, readClaim, termIn, wordsMeet, type Claim } from './match.js'
 import { polarity } from './polarity.js'
-import { sameValue, satisfies } from './compare.js'
+import { nearMiss, sameValue, satisfies } from './compare.js'
 import type { Quantity } from './quantity.js'
 import { COMPARATIVE, relation } from './relations.js'
 import { sameRecord, statementsOf, type Statement } from './statements.js'
@@ -301,7 +301,10 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
   if (c.quantities.length) {
     const { found, anchor } = backed()
     for (let i = 0; i < c.quantities.length; i++) {
-      const s = found[i] === 'derived' ? measureField(c, c.quantities[i]!, usable) : null
+      const q = c.quantities[i]!
+      // (A misreading of a value the evidence gives for what the claim is about: "assessed at $421,000" for 412000.)
+      const misread = () => usable.find((s) => s.quantities.some((e) => nearMiss(q, e)))
+      const s = found[i] === 'derived' ? (measureField(c, q, usable) ?? misread() ?? null) : null
       if (s) return { verdict: 'contradicted', confidence: CONFIDENCE.conflict, evidence: s.evidence, rule: 'conflict' }
     }
     // A figure only the user gave backs nothing (a yardstick): it may only be converted, below, or restated in other
