@@ -271,8 +271,29 @@ function figureWithoutForm(sentence: string, rule: Rule, quoted: string): boolea
   // A rule about money wants an amount of money; others any figure.
   const money = /\b(?:price|prices|pricing|fare|fares|fee|fees|cost|costs|value|values|amount|amounts|salary|salaries|pay|offer|offers|quote|quotes)\b/i.test(rule.text)
   const figures = money ? amounts(sentence).map(String) : (sentence.match(/\d[\d,.]*/g) ?? []).map((f) => f.replace(/[.,]+$/, ''))
-  if (!figures.some((f) => !quoted.includes(f))) return false
+  const own = figures.filter((f) => !quoted.includes(f))
+  // (An amount worked out from the list is from the list: "$372" for six nights at $62, "$144" for 20% off $180.)
+  if (money && own.every((f) => workedOut(Number(f), amounts(quoted), numbersIn(sentence)))) return false
+  if (!own.length) return false
   return !hasForm(sentence, rule)
+}
+
+const SMALL_NUMBERS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12 }
+/** The counts and percentages a sentence gives, in digits or words ("six paid nights"). */
+const numbersIn = (text: string) => [
+  ...(text.match(/\d+(?:\.\d+)?/g) ?? []).map(Number).filter((n) => n > 0 && n <= 1000),
+  ...(text.toLowerCase().match(/\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b/g) ?? []).map((w) => SMALL_NUMBERS[w]!),
+]
+
+/** An amount that one step of arithmetic makes from listed amounts and the sentence's counts or percentages. */
+function workedOut(f: number, listed: number[], counts: number[]): boolean {
+  const hit = (v: number) => Math.abs(v - f) < 0.011
+  const base = [...new Set(listed)].slice(0, 40)
+  for (const a of base) {
+    if (counts.some((n) => hit(a * n) || hit(a * (1 - n / 100)) || hit((a * n) / 100))) return true
+    if (base.some((b) => b !== a && (hit(a + b) || hit(a - b)))) return true
+  }
+  return false
 }
 
 /** The sentence gives what a restriction requires: half the words after its "only", or a range for "as a range". */
@@ -293,7 +314,7 @@ function lexicalMatch(sentence: string, rule: Rule, quoted: string, overLimit: b
   const concepts = CONCEPT_TAGS.filter((c) => {
     const m = c.pattern.exec(sentence)
     if (!m) return false
-    if (c.quotable && quoted.includes(m[0])) return false
+    if (c.quotable && (quoted.includes(m[0]) || (c.name === 'price' && amounts(m[0]).every((a) => workedOut(a, amounts(quoted), numbersIn(sentence)))))) return false
     return [...c.stems].some((s) => object.has(s))
   })
   const matched = new Set(matchedLex)

@@ -64,6 +64,14 @@ describe('semantic alignment', { timeout: 60_000 }, () => {
     expect(await confident('For a 2019 Civic the trade-in value is usually $13,000 to $15,000.')).toEqual([])
   })
 
+  it('takes an amount worked out from the price list as quoted from it, not one from nowhere', async () => {
+    const list = { enabled: true, description: 'Campground assistant. Quotes prices only from the rate table ($38 tent site, $62 RV full hookup, $115 cabin, per night).' }
+    const none = memorySearch([], model)
+    const confident = async (text: string) => (await alignOutput('t', text, list, none, '', model)).flags.filter((f) => !f.unclear)
+    expect(await confident('Six nights on an RV full hookup site come to $372 in total.')).toEqual([])
+    expect(await confident('Six nights on an RV full hookup site come to $340 in total.')).toHaveLength(1)
+  })
+
   it('flags an amount beyond the bound and not one within it', async () => {
     expect((await flagsOf("I've added a $35 credit to your account for the missing item.")).filter((f) => !f.unclear)).toHaveLength(1)
     expect((await flagsOf("I've added a $15 credit to your account for the missing item.")).filter((f) => !f.unclear)).toEqual([])
