@@ -79,6 +79,12 @@ describe('comparisons that are not', () => {
   })
 })
 
+describe('a window a field\'s name gives', () => {
+  it('is the period of its value', async () => {
+    expect(await verdicts({ field: 'North 160', et_last_7d_in: 1.89 }, 'Crop use over the last 7 days was 1.89 inches.')).toEqual(['supported'])
+  })
+})
+
 describe('areas', () => {
   it('are read in text and in field names, and rates per hectare too', async () => {
     expect(await verdicts({ permit: 'residential addition', area_sqft: 420 }, 'The extension is 420 sq ft (about 39 m²).')).toEqual(['supported'])

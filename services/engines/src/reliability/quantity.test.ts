@@ -10,6 +10,8 @@ describe('quantities', () => {
     expect(dims('about an hour and twenty minutes')).toEqual(['duration 4800'])
     expect(dims('about 2½ hours')).toEqual(['duration 9000'])
     expect(dims('71 m² (about 764 sq ft), on 2 ha')).toEqual(['area 71', 'area 70.98', 'area 20000'])
+    // A clause's or a section's number names it, as "Section 7(b)" does.
+    expect(dims('under clause 12.3, within 30 days (§ 5, Schedule 2).')).toEqual(['duration 2592000'])
   })
 
   it('reads a unit however the text cases or writes it, and a match the unit table lacks as no unit, never a crash', () => {

@@ -82,8 +82,8 @@ export const UNIT_WORDS = new Set([...Object.keys(UNITS), ...Object.keys(CURRENC
 /** Every quantity in a text, in order of position. */
 export function quantities(text: string): Quantity[] {
   // Citation markers ("[1]") are references, not figures.
-  // So are a plan's or a clause's number with its letter: "401(k)", "Section 7(b)".
-  let work = text.replace(/\[\d{1,3}\]|\b\d+\([a-z]\)/gi, (m) => ' '.repeat(m.length)).replace(IDENTIFIER, (s) => (isIsoDate(s) || ISO_DURATION.test(s) || /^\d+-\d+$/.test(s) && /\d+-\d+\s?(?:°|%|[a-z])/i.test(text) ? s : ' '.repeat(s.length)))
+  // So are a plan's or a clause's number with its letter: "401(k)", "Section 7(b)"; and a clause's number: "clause 12.3".
+  let work = text.replace(/\[\d{1,3}\]|\b\d+\([a-z]\)|(?<=(?:\b(?:clauses?|sections?|articles?|paragraphs?|annex|schedule|appendix|chapter)|§)\s?)\d+(?:\.\d+)*(?!\d|%|\.\d)/gi, (m) => ' '.repeat(m.length)).replace(IDENTIFIER, (s) => (isIsoDate(s) || ISO_DURATION.test(s) || /^\d+-\d+$/.test(s) && /\d+-\d+\s?(?:°|%|[a-z])/i.test(text) ? s : ' '.repeat(s.length)))
   // Legal style "sixty (60) days": the digits say it, right before the unit.
   if (work.includes('(')) work = work.replace(NUMBER_IN_WORDS_AND_DIGITS, (all, d: string) => ' '.repeat(all.length - d.length) + d)
   const out: Quantity[] = []

@@ -108,7 +108,8 @@ function factStatement(e: Evidence, f: Fact): Statement {
   const context = f.parent ? stems(f.parent) : undefined
   const s = statement(e, f.text, owner, { ambiguousOwner: f.ambiguous, key: f.attribute, ...(context ? { context } : {}) })
   if (f.owners.length && f.owners.every((o) => /^[a-z0-9_-]+$/.test(o))) s.lowercaseOwner = true
-  s.quantities = f.quantities
+  // (and the window its key names: "et_last_7d_in": 1.89 is 1.89 inches over 7 days)
+  s.quantities = [...f.quantities, ...(/\d{1,3}d\b/.test(f.attribute) ? quantities(f.attribute).filter((q) => q.dim === 'duration') : [])]
   if (f.flag !== undefined) {
     // The key is the predicate; its words' own denials ("non_refundable") turn with the value.
     s.pol = new Map([...polarity(f.predicate).entries()].map(([t, denied]) => [t, denied === f.flag]))
