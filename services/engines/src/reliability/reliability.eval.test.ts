@@ -53,14 +53,14 @@ describe('content_reliability evaluation (development sets)', () => {
   })
 
   // Floors per development set: supported precision and recall, "not supported" F1, Spearman (at least); false
-  // contradictions and ECE (at most). v2 dev's ECE is 0.115 with the sentence model since round 7 recalibrated the rules
-  // over every development set (0.096 before): the most accurate set is a little under-confident now.
+  // contradictions and ECE (at most). Rounds 7 and 8 recalibrated the rules over every development set together, so
+  // the most accurate sets are a little under-confident: v2 dev's ECE is 0.128 and v3's 0.068 with the sentence model.
   const floors: Array<[string, typeof devEval, number, Partial<Record<'p' | 'r' | 'f1' | 'spearman', number>> & Partial<Record<'fc' | 'ece', number>>]> = [
     ['v2 dev', devEval, 20, { p: 0.94, r: 0.88, f1: 0.88, fc: 0.05, spearman: 0.45, ece: 0.13 }],
-    ['v3 (development since v4)', v3Eval, 60, { p: 0.9, r: 0.82, fc: 0.02, spearman: 0.5, ece: 0.06 }],
+    ['v3 (development since v4)', v3Eval, 60, { p: 0.9, r: 0.82, fc: 0.02, spearman: 0.5, ece: 0.075 }],
     ['v4 (development since v5)', v4Eval, 60, { p: 0.83, r: 0.7, f1: 0.54, fc: 0.04, ece: 0.06 }],
     ['v5 (development since v6)', v5Eval, 60, { p: 0.8, r: 0.72, f1: 0.65, fc: 0.035, spearman: 0.52, ece: 0.07 }],
-    ['v6 (development since v7)', v6Eval, 60, { p: 0.77, r: 0.69, f1: 0.65, fc: 0.04, spearman: 0.47, ece: 0.07 }],
+    ['v6 (development since v7)', v6Eval, 60, { p: 0.78, r: 0.71, f1: 0.67, fc: 0.035, spearman: 0.52, ece: 0.05 }],
     ['tables (answers with markdown tables)', tablesEval, 20, { p: 0.7, r: 0.58, f1: 0.55, fc: 0.07 }],
   ]
   it.each(floors)('%s: supported claims, "not supported" detection, false contradictions, ranking, calibration', (name, e, traces, min) => {
