@@ -100,3 +100,13 @@ describe('a misread amount', () => {
     expect(await verdicts(parcel, 'Your home is assessed at $412,000.')).toEqual(['supported'])
   })
 })
+
+describe('denials in other words', () => {
+  it('reads "instead of" before a verb as a denial, an answer\'s "No —" as no denial of what follows', async () => {
+    const plan = { plan: 'Share 50', shared_data_gb: 50, after_cap: { overage_charged: false, throttled_to_kbps: 256 } }
+    expect(await verdicts(plan, 'Once the shared 50 GB is gone, speeds are slowed to 256 kbps instead of charging you overage.')).toEqual(['supported'])
+    expect(await verdicts({ dataset: 'finance_daily', landed_late: true, late_by_min: 82 }, 'No — finance_daily landed late today.')).toEqual(['supported'])
+    // (an alternative amount is no denial)
+    expect(await verdicts({ base_rate_usd: 24, overtime_rate_usd: 36 }, 'Overtime pays $36 an hour instead of $24.')).not.toContain('contradicted')
+  })
+})

@@ -42,6 +42,10 @@ const PHRASES: Array<[RegExp, string]> = [
   [/\bcosts? nothing\b|\bat no (?:extra |additional )?(?:cost|charge)\b/gi, ' free '],
   [/\b(?:costs?|charged|is|are) (?:extra|separately)\b|\bat (?:an )?extra (?:cost|charge)\b/gi, ' not included '],
   [/\bavoid(?:s|ed|ing)?\b/gi, ' without '],
+  // "slowed instead of charging you overage": the charge is denied (not "$36 an hour instead of $24", an alternative). An answer's "No —" before a statement is the
+  // answer to a question, not a denial of what follows ("No — finance_daily landed late today").
+  [/\binstead of\b(?=\s+[a-z]+ing\b)/gi, ' not '],
+  [/^\s*(?:no|nope)\s*(?:[,—–]|\s-)\s*/i, ' '],
   [/\b(?:is|are|isn't|aren't|was|were)\s+needed\b/gi, ' required '],
   // "topped up" is reloaded, "paying the loan off early" a prepayment, legs that "come off" removable.
   [/\btop(?:s|ped|ping)?[ -]up\b/gi, ' reload '],
