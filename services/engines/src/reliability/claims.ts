@@ -52,7 +52,7 @@ const CLAUSE_BREAK = /;\s+|:\s+(?=[A-Za-z0-9$€£])|,\s+(?=(?:and|but|while|whe
  * A side must say enough on its own to be a claim: three content terms, or two
  * with a subject of its own ("It's gift-wrapped", "the parcel is insured").
  */
-const SUBJECT = /^\s*(?:(?:and|but|while|so|although|though|plus|which|leaving|bringing|making|putting|giving|taking|beating|lasting|adding|for a total|a saving|i\.e\.)\s+)?(?:the|it|it's|its|they|they're|their|this|that|these|those|your|you|you're|we|our|he|she|someone|there)\b/i
+const SUBJECT = /^\s*(?:(?:and|but|while|so|although|though|plus|which|leaving|bringing|making|putting|giving|taking|beating|lasting|adding|for a total|a saving|i\.e\.)\s+)?(?:the|it|it's|its|they|they're|their|this|that|these|those|your|you|you're|we|our|he|she|someone|there|both|neither|each|all)\b/i
 const standsAlone = (side: string) => {
   // (its start is enough to say so: a sentence of thousands of breaks must not read each side whole)
   const s = side.slice(0, 300)

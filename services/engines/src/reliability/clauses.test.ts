@@ -25,6 +25,10 @@ describe('a clause that adds to the sentence before it', () => {
     expect(await verdicts(work, 'Planned work on mast BE-1187 starts at 22:00 and ends at 03:00, lasting five hours.')).toEqual(['supported', 'supported'])
   })
 
+  it('splits where each side has a subject of its own, "both" and "each" too', () => {
+    expect(splitClaims('Both have two vestibules, and the Larchmont is freestanding.')).toEqual(['Both have two vestibules', 'and the Larchmont is freestanding.'])
+  })
+
   it('splits at a dash before a figure', () => {
     expect(splitClaims('Your lease ends on Wednesday, December 1 — 29 days from today.')).toEqual(['Your lease ends on Wednesday, December 1', '29 days from today.'])
   })
