@@ -114,3 +114,11 @@ describe('denials in other words', () => {
     expect(await verdicts({ base_rate_usd: 24, overtime_rate_usd: 36 }, 'Overtime pays $36 an hour instead of $24.')).not.toContain('contradicted')
   })
 })
+
+describe('a flag over a list', () => {
+  it('is counted: how many items it holds for, and how many not', async () => {
+    const modules = { modules: [{ module: 'Machine Learning I', approved: true }, { module: 'Computer Vision', approved: true }, { module: 'German A2', approved: true }, { module: 'Robotics Lab', approved: false }] }
+    expect(await verdicts(modules, 'Three of the four modules are already approved.')).toEqual(['supported'])
+    expect(await verdicts(modules, 'Two of the four modules are already approved.')).not.toEqual(['supported'])
+  })
+})

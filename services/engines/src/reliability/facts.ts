@@ -189,6 +189,13 @@ function listCounts(objects: Array<Record<string, unknown>>, path: string[], own
   const texts: string[] = [`${objects.length} ${noun}`]
   const keys = new Set(objects.flatMap((o) => Object.keys(o)))
   for (const k of keys) {
+    // How many items a flag holds for, and for how many it does not: "3 modules approved", "1 modules not approved".
+    const flags = objects.map((o) => o[k]).filter((x): x is boolean => typeof x === 'boolean')
+    if (flags.length >= 2) {
+      const yes = flags.filter(Boolean).length
+      texts.push(`${yes} ${noun} ${keyWords(k).join(' ')}`, `${flags.length - yes} ${noun} not ${keyWords(k).join(' ')}`)
+      continue
+    }
     const values = objects.map((o) => o[k]).filter((x) => typeof x === 'string' && x.length <= 60) as string[]
     if (values.length < 2) continue
     const distinct = groupBy(values, (x) => x)
