@@ -122,3 +122,10 @@ describe('a flag over a list', () => {
     expect(await verdicts(modules, 'Two of the four modules are already approved.')).not.toEqual(['supported'])
   })
 })
+
+describe('a count of the things a list holds', () => {
+  it('is backed by the list\'s size, and "together" adds up its items', async () => {
+    const fleet = { vehicles: [{ vehicle_id: 'BW-14', distance_km: 1184.6 }, { vehicle_id: 'BW-22', distance_km: 962.3 }] }
+    expect(await verdicts(fleet, 'BW-14 drove about 736 miles and BW-22 about 598 miles. Together the two vans covered about 1,334 miles.')).toEqual(['supported', 'supported'])
+  })
+})

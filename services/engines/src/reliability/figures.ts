@@ -171,6 +171,11 @@ export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): {
     // A figure of the continued clause, restated: "…, which is £33.66 on your 85 shares".
     const restated = lead.find((l) => sameValue(q, l.e))
     if (restated) return { s: restated.s, exact: true }
+    // "The two vans", "all three plans": as many things as a list of the evidence holds.
+    if (q.dim === 'count' && /\b(?:the|all|these|those)\s+$/i.test(c.text.slice(Math.max(0, q.index - 6), q.index))) {
+      const list = ctx.statements.find((s) => s.tally && s.quantities[0] !== undefined && sameValue(q, s.quantities[0]) && /^\s*\d+ [a-z]+$/i.test(s.text.trim().split(/\s+/).slice(-2).join(' ')))
+      if (list) return { s: list, exact: true }
+    }
     if (!yearLike(q) && !GENERALISATION.test(c.text) && derivable(q, shareOf(q) ? { ...ops, evidence: [...ops.evidence, ...computed] } : ops)) {
       // A figure the claim computed is an operand of a share it states next ("2,249 of 5,500 responded, 40.9%": both are sums).
       computed.push(q)

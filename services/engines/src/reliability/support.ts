@@ -106,7 +106,7 @@ const sameFailure = (claim: string, error: string) => FAILURE_KINDS.some(([said,
 /** A claim that something was done ("I've opened a dispute", "your rental is confirmed"), not how things usually go. */
 const ACTION = /\b(?:I|we)(?:'ve|'d| have| had)?\s+(?:\w+\s+){0,2}?\w+(?:ed|ent|ade|one|ut|et|ook|ew)\b|\b(?:has|have) been\b|\b(?:is|are|was|were) (?:now |already |all |successfully )?(?:\w+ed|done|set|sent|made)\b|\b(?:confirmed|booked|scheduled|placed|submitted|completed|finished|posted|took|made|sent|gave|paid|applied)\b/i
 /** A claim about all the items of a list together. */
-const AGGREGATE = /\b(?:overall|total|totals|combined|altogether|all together|across (?:all|the)|in all|sum)\b/i
+const AGGREGATE = /\b(?:overall|total|totals|combined|altogether|all together|together|between them|across (?:all|the)|in all|sum)\b/i
 /** How things usually go, not what happened here. */
 const GENERIC = /\b(?:usually|typically|generally|normally|often|always)\b/i
 /** "Unlike the lodash one, it …": the contrasted entity is not what the claim is about. */
