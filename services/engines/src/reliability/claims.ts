@@ -44,15 +44,19 @@ function asserts(sentence: string): boolean {
   return a.terms.size >= 2
 }
 
+/** Words that open what a clause adds to the one before it: "…, which comes to $240", "…, leaving 6.4 GB". */
+const ADDS = 'plus|which|leaving|bringing|making|putting|giving|taking|beating|lasting|adding|for a total|a saving|i\\.e\\.'
+/** A claim split off at what it adds: it computes from the clause before it (judgement.ts). */
+export const CONTINUES = new RegExp(`^\\s*(?:${ADDS})\\b`, 'i')
+
 // Where one sentence joins two statements: a semicolon, a colon after a statement (before words or figures), a dash,
-// a comma before a coordinating conjunction, or before what the clause adds ("…, which comes to $240", "…, leaving 6.4 GB",
-// "…, for a total of $1,255").
-const CLAUSE_BREAK = /;\s+|:\s+(?=[A-Za-z0-9$€£])|,\s+(?=(?:and|but|while|whereas|so|although|though|plus|which|leaving|bringing|making|putting|giving|taking|beating|lasting|adding|for a total|a saving|i\.e\.)\s)|\s[—–]\s(?=\S)/g
+// a comma before a coordinating conjunction, or before what the clause adds ("…, for a total of $1,255").
+const CLAUSE_BREAK = new RegExp(`;\\s+|:\\s+(?=[A-Za-z0-9$€£])|,\\s+(?=(?:and|but|while|whereas|so|although|though|${ADDS})\\s)|\\s[—–]\\s(?=\\S)`, 'g')
 /**
  * A side must say enough on its own to be a claim: three content terms, or two
  * with a subject of its own ("It's gift-wrapped", "the parcel is insured").
  */
-const SUBJECT = /^\s*(?:(?:and|but|while|so|although|though|plus|which|leaving|bringing|making|putting|giving|taking|beating|lasting|adding|for a total|a saving|i\.e\.)\s+)?(?:the|it|it's|its|they|they're|their|this|that|these|those|your|you|you're|we|our|he|she|someone|there|both|neither|each|all)\b/i
+const SUBJECT = new RegExp(`^\\s*(?:(?:and|but|while|so|although|though|${ADDS})\\s+)?(?:the|it|it's|its|they|they're|their|this|that|these|those|your|you|you're|we|our|he|she|someone|there|both|neither|each|all)\\b`, 'i')
 const standsAlone = (side: string) => {
   // (its start is enough to say so: a sentence of thousands of breaks must not read each side whole)
   const s = side.slice(0, 300)

@@ -12,7 +12,7 @@
 import type { Embedder } from '../semantic/types.js'
 import { Lru } from '../semantic/lru.js'
 import type { TraceView } from '../trace-view.js'
-import { splitClaimsWithTopics, type SplitClaim } from './claims.js'
+import { CONTINUES, splitClaimsWithTopics, type SplitClaim } from './claims.js'
 import { evidenceOf, finalOutput, promptMessages } from './evidence.js'
 import { dayKey, readClaim } from './match.js'
 import { normalizeWs } from './text.js'
@@ -143,9 +143,6 @@ async function compute(view: TraceView, embedder: Embedder | null): Promise<Trac
   const claims = texts.map((claim, i) => ({ claim, judgement: needs[i] && embedder ? judge(readings[i]!, { ...contexts[i]!, similarity: sem.similarity[i] }, focus[i]) : lexical[i]! }))
   return { answer, claims: withPremises(claims), context: ctx, semantic: embedder !== null, embedded: sem.embedded }
 }
-
-/** A clause that adds to the one before it, as claims.ts splits them: "which comes to $240", "leaving 6.4 GB". */
-const CONTINUES = /^\s*(?:which|leaving|bringing|making|putting|giving|taking|beating|lasting|adding|for a total|a saving|i\.e\.|plus)\b/i
 
 /** A consequence drawn from the clause before it: "…, so it won't mount on your X-T5", "which means you're covered". */
 const CONSEQUENCE = /^\s*(?:so|which means|that means|meaning|and so|therefore|hence)\b/i
