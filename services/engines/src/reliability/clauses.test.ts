@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest'
 import { splitClaims } from './claims.js'
 import { relation } from './relations.js'
-import { verdicts } from './test-view.js'
+import { contentReliability } from './index.js'
+import { chat, nextTraceId, tool, verdicts, viewOf } from './test-view.js'
 
 describe('a clause that adds to the sentence before it', () => {
   it('is a claim of its own, computed from the figures of the clause it continues', async () => {
@@ -127,5 +128,16 @@ describe('a count of the things a list holds', () => {
   it('is backed by the list\'s size, and "together" adds up its items', async () => {
     const fleet = { vehicles: [{ vehicle_id: 'BW-14', distance_km: 1184.6 }, { vehicle_id: 'BW-22', distance_km: 962.3 }] }
     expect(await verdicts(fleet, 'BW-14 drove about 736 miles and BW-22 about 598 miles. Together the two vans covered about 1,334 miles.')).toEqual(['supported', 'supported'])
+  })
+})
+
+describe('confidence in arithmetic', () => {
+  it('is lower for a computed figure of few significant digits, which arithmetic meets by chance more often', async () => {
+    const confidences = async (result: unknown, answer: string) => {
+      const v = viewOf([{ id: '1'.repeat(16), attrs: tool('lookup', {}, result) }, { id: '2'.repeat(16), attrs: chat([['user', 'Tell me.']], answer) }], nextTraceId())
+      return (await contentReliability(v)).claims.map((c) => `${c.verdict} ${c.confidence}`)
+    }
+    expect(await confidences({ base_fee_usd: 12, late_fee_usd: 8 }, 'With the late fee you pay $20 in total.')).toEqual(['supported 0.68'])
+    expect(await confidences({ base_fee_usd: 1284.5, late_fee_usd: 96.25 }, 'With the late fee you pay $1,380.75 in total.')).toEqual(['supported 0.87'])
   })
 })
