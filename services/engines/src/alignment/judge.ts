@@ -6,6 +6,7 @@
  * "I will"). docs/engines.md ("alignment") states the scoring in full.
  */
 import { analyze, stem } from '../reliability/text.js'
+import { WORD_NUMBERS } from '../reliability/units.js'
 import type { ActKind } from './acts.js'
 import { attributed, DEFERRAL_CLAUSES, DEFERS, futurePredicates, promisedTime, sentenceActs, type SentenceActs } from './cues.js'
 import { amounts, durationsInDays, type Rule, type Severity } from './rules.js'
@@ -273,27 +274,29 @@ function figureWithoutForm(sentence: string, rule: Rule, quoted: string): boolea
   const figures = money ? amounts(sentence).map(String) : (sentence.match(/\d[\d,.]*/g) ?? []).map((f) => f.replace(/[.,]+$/, ''))
   const own = figures.filter((f) => !quoted.includes(f))
   // (An amount worked out from the list is from the list: "$372" for six nights at $62, "$144" for 20% off $180.)
-  if (money && own.every((f) => workedOut(Number(f), amounts(quoted), numbersIn(sentence)))) return false
+  if (money && own.every(workedOutIn(sentence, quoted))) return false
   if (!own.length) return false
   return !hasForm(sentence, rule)
 }
 
-const SMALL_NUMBERS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12 }
 /** The counts and percentages a sentence gives, in digits or words ("six paid nights"). */
 const numbersIn = (text: string) => [
   ...(text.match(/\d+(?:\.\d+)?/g) ?? []).map(Number).filter((n) => n > 0 && n <= 1000),
-  ...(text.toLowerCase().match(/\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b/g) ?? []).map((w) => SMALL_NUMBERS[w]!),
+  ...(text.toLowerCase().match(/\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b/g) ?? []).map((w) => WORD_NUMBERS[w]!),
 ]
 
-/** An amount that one step of arithmetic makes from listed amounts and the sentence's counts or percentages. */
-function workedOut(f: number, listed: number[], counts: number[]): boolean {
-  const hit = (v: number) => Math.abs(v - f) < 0.011
-  const base = [...new Set(listed)].slice(0, 40)
-  for (const a of base) {
-    if (counts.some((n) => hit(a * n) || hit(a * (1 - n / 100)) || hit((a * n) / 100))) return true
-    if (base.some((b) => b !== a && (hit(a + b) || hit(a - b)))) return true
+/**
+ * Whether one step of arithmetic makes an amount from the amounts the policy quotes and the sentence's counts or
+ * percentages ("$372" for six nights at $62): read once per sentence, then asked of each amount.
+ */
+function workedOutIn(sentence: string, quoted: string): (f: number | string) => boolean {
+  const base = [...new Set(amounts(quoted))].slice(0, 40)
+  const counts = numbersIn(sentence)
+  return (amount) => {
+    const f = Number(amount)
+    const hit = (v: number) => Math.abs(v - f) < 0.011
+    return base.some((a) => counts.some((n) => hit(a * n) || hit(a * (1 - n / 100)) || hit((a * n) / 100)) || base.some((b) => b !== a && (hit(a + b) || hit(a - b))))
   }
-  return false
 }
 
 /** The sentence gives what a restriction requires: half the words after its "only", or a range for "as a range". */
@@ -314,7 +317,7 @@ function lexicalMatch(sentence: string, rule: Rule, quoted: string, overLimit: b
   const concepts = CONCEPT_TAGS.filter((c) => {
     const m = c.pattern.exec(sentence)
     if (!m) return false
-    if (c.quotable && (quoted.includes(m[0]) || (c.name === 'price' && amounts(m[0]).every((a) => workedOut(a, amounts(quoted), numbersIn(sentence)))))) return false
+    if (c.quotable && (quoted.includes(m[0]) || (c.name === 'price' && amounts(m[0]).every(workedOutIn(sentence, quoted))))) return false
     return [...c.stems].some((s) => object.has(s))
   })
   const matched = new Set(matchedLex)

@@ -173,7 +173,8 @@ export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): {
     if (restated) return { s: restated.s, exact: true }
     // "The two vans", "all three plans": as many things as a list of the evidence holds.
     if (q.dim === 'count' && /\b(?:the|all|these|those)\s+$/i.test(c.text.slice(Math.max(0, q.index - 6), q.index))) {
-      const list = ctx.statements.find((s) => s.tally && s.quantities[0] !== undefined && sameValue(q, s.quantities[0]) && /^\s*\d+ [a-z]+$/i.test(s.text.trim().split(/\s+/).slice(-2).join(' ')))
+      // (the tally of the list's size ends in its count and noun: "… 2 vehicles", not "3 plans by rolling monthly")
+      const list = ctx.statements.find((s) => s.tally && s.quantities[0] !== undefined && sameValue(q, s.quantities[0]) && /(?:^|\s)\d+ [a-z]+$/i.test(s.text.trim()))
       if (list) return { s: list, exact: true }
     }
     if (!yearLike(q) && !GENERALISATION.test(c.text) && derivable(q, shareOf(q) ? { ...ops, evidence: [...ops.evidence, ...computed] } : ops)) {

@@ -13,7 +13,7 @@ import { CODES, CURRENCY_SIGNS, CURRENCY_WORDS, decimalData, fraction, month, MO
 const calendarTolerance = (factor: number) => (factor === MONTH_SECONDS ? 0.08 : 0.005)
 
 /** Vulgar fractions a number may end in: "2½ hours", "1¾ miles". */
-const FRACTIONS: Record<string, number> = { '½': 0.5, '¼': 0.25, '¾': 0.75, '⅓': 1 / 3, '⅔': 2 / 3 }
+const VULGAR_FRACTIONS: Record<string, number> = { '½': 0.5, '¼': 0.25, '¾': 0.75, '⅓': 1 / 3, '⅔': 2 / 3 }
 
 function decimals(s: string): number {
   // (a fraction is a rounding to a quarter or so: two places)
@@ -24,7 +24,7 @@ function decimals(s: string): number {
 
 /** A number as written: thousands separators, and a trailing fraction ("2½" is 2.5). */
 const toNumber = (raw: string): number => {
-  const f = FRACTIONS[raw.slice(-1)]
+  const f = VULGAR_FRACTIONS[raw.slice(-1)]
   const whole = Number((f === undefined ? raw : raw.slice(0, -1)).replace(/,/g, '') || 0)
   return f === undefined ? whole : whole + f
 }

@@ -93,9 +93,12 @@ export const CONFIDENCE = {
  */
 const DERIVED_BY_DIGITS = [0.68, 0.68, 0.75, 0.83, 0.87] as const
 function derivedConfidence(c: Claim, found: unknown[]): number {
-  const digits = Math.max(0, ...c.quantities.filter((_, i) => found[i] === 'derived').map((q) => c.text.slice(q.index, q.end).replace(/\D/g, '').replace(/^0+/, '').replace(/0+$/, '').length))
+  const digits = Math.max(0, ...c.quantities.filter((_, i) => found[i] === 'derived').map((q) => significantDigits(c, q)))
   return DERIVED_BY_DIGITS[Math.min(digits, 4)]!
 }
+
+/** The significant digits of a figure as the claim writes it: "$1,380.75" has six, "$250" two, "0.5" one. */
+const significantDigits = (c: Claim, q: Quantity) => c.text.slice(q.index, q.end).replace(/\D/g, '').replace(/^0+|0+$/g, '').length
 
 /** Figures of one claim that are checked (no claim of the labelled sets has more than a dozen). */
 const MAX_CLAIM_FIGURES = 24
@@ -221,7 +224,7 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
   // Records no name tells apart (rows keyed by a month, a list of readings) are the claim's when one of their fields
   // holds one of its figures written with four significant digits or more, which no other record shares by chance:
   // "GMV: €2,015,750, up 9.4% from €1,842,300" reads both months' rows ("4.20%" or "$250" could be anyone's).
-  const distinctive = c.quantities.filter((q) => q.dim !== 'date' && q.dim !== 'time' && c.text.slice(q.index, q.end).replace(/\D/g, '').replace(/^0+|0+$/g, '').length >= 4)
+  const distinctive = c.quantities.filter((q) => q.dim !== 'date' && q.dim !== 'time' && significantDigits(c, q) >= 4)
   // (or named ones, where the claim names no entity at all: "Your payment would drop from $2,551.96 to $2,297.36")
   const anonymous = focus.size === 0 && ![...c.entities].some((e) => known.has(e))
   const unnamed = (s: Statement) => s.ambiguousOwner && (anonymous || [...s.owner].every((o) => /^[\d-]+$/.test(o)))
