@@ -56,6 +56,50 @@ const CLAUSE_BREAK = new RegExp(`;\\s+|:\\s+(?=[A-Za-z0-9$€£])|,\\s+(?=(?:and
  * A side must say enough on its own to be a claim: three content terms, or two
  * with a subject of its own ("It's gift-wrapped", "the parcel is insured").
  */
+/**
+ * Where a clause stated in full is followed by a phrase that adds another fact ("filed at 2,310 words, with images
+ * ready", "The county tax rose by $322, roughly 12% more than last year", "Doors open at 6:30 pm and the quartet
+ * starts at 7:00 pm"): any comma, or an "and" before a subject of its own. Looser than CLAUSE_BREAK, so the side before
+ * must state something (a verb or a measured figure) and not be a condition or a time clause ("If you cancel by 5 June,
+ * …"), and the side after no item of a list the sentence goes on with.
+ */
+const LOOSE_BREAK = /(,)\s+(?=\S)|\s+(and)\s+(?=(?:the|it|it's|its|they|they're|their|this|that|these|those|your|you|you're|we|our|he|she|there)\s)/
+const BREAKS = new RegExp(`${CLAUSE_BREAK.source}|${LOOSE_BREAK.source}`, 'g')
+const SUBORDINATOR = '(?:if|when|whenever|unless|once|because|since|as|although|though|while|whereas|whether|until|before|after|provided|so that)\\b'
+const OPENS_SUBORDINATE = new RegExp(`^\\s*(?:(?:and|but|so|yes|no),?\\s+)?${SUBORDINATOR}`, 'i')
+/** A weekday or a day word before the comma is the date's ("Friday, October 30"); a year or a restated figure after it too. */
+const DATE_GOES_ON = /\b(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\.?$|\b(?:today|tomorrow|tonight|yesterday)$/i
+const RIGHT_JOINED = new RegExp(`^\\s*(?:${SUBORDINATOR}|(?:at|on|by|from|until|in)\\s+(?:about\\s+|around\\s+)?(?:\\d|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\\b)|not\\b|and\\b|or\\b|nor\\b|etc\\b|\\d{4}\\b|(?:about|roughly|around|approximately|nearly|almost|just|well|some|only|over|under|up to|more than|less than|or)?\\s*(?:[-+−]?[$€£¥]?\\d|one\\b|two\\b|three\\b|four\\b|five\\b|six\\b|seven\\b|eight\\b|nine\\b|ten\\b|twice\\b|half\\b|double\\b))`, 'i')
+/** What the side after a loose break opens with when it adds a fact without a verb of its own ("with images ready", "owned by …"). */
+const ADDED_PHRASE = /^\s*(?:with|without|which|who|whose|where|owned|set|due|open|closed|including|excluding|each|our|its|their|your)\b/i
+/** A side that opens with a finite verb has the subject before the comma ("most of that, 322 MB, comes from …"). */
+const FINITE_FIRST = /^\s*(?:is|are|was|were|has|have|had|does|do|did|can|could|will|would|should|may|might|must|[a-z]+n't|comes|goes|makes|takes|means)\b/i
+/** A finite verb: a clause of its own ("-ed" forms are as often adjectives: "your combined tax rate"). */
+const FINITE = /\b(?:is|are|was|were|be|been|am|has|have|had|does|do|did|can|could|will|would|shall|should|may|might|must|[a-z]+n't|[a-z]+'(?:s|re|ve|ll|d|m))\b/i
+/** A condition by inversion: "had you cancelled the trip, the policy would have paid …". */
+const INVERTED = /\b(?:had|were|should) (?:you|I|we|they|he|she|it)\b/i
+const SCENE = /^\s*(?:(?:and|but|so),?\s+)?(?:at|for|with|by|on|in|from|given|based on|after|before|under|over|per|to|as|using|including|excluding|[a-z]+ing)\b/i
+/** A comparison with the clause before it ("…, well under your 2-second limit", "…, much deeper at 112 km"). */
+const COMPARES = /^\s*(?:(?:well|much|far|just|slightly|still|comfortably|way)\s+)?(?:under|over|above|below|within|ahead|behind|beyond|short of|[a-z]+er than|[a-z]+er at|more|less|fewer)\b/i
+const measured = (side: string) => quantities(side.slice(0, 300)).some((q) => q.dim !== 'count')
+const unclosed = (side: string) => (side.match(/\(/g)?.length ?? 0) > (side.match(/\)/g)?.length ?? 0)
+/** The side before a loose break states something, and is no condition, opening phrase or date. */
+function leftStates(left: string): boolean {
+  if (!(VERB.test(left) || measured(left)) || OPENS_SUBORDINATE.test(left) || unclosed(left)) return false
+  // (An opening phrase, "At your combined tax rate of 38.5%, you'll save …", sets the scene for the clause after it.)
+  return !((SCENE.test(left) && !FINITE.test(left.replace(SCENE, ''))) || INVERTED.test(left))
+}
+
+/** The side after a loose break adds a fact of its own (its first phrase decides: up to the next comma). */
+function rightAdds(right: string, leftMeasured: () => boolean, and: boolean): boolean {
+  const r = right.slice(0, 300).split(/,\s/)[0]!
+  if (and) return VERB.test(r) || measured(r)
+  if (RIGHT_JOINED.test(r) || FINITE_FIRST.test(r) || COMPARES.test(r)) return false
+  // (A figure after "with", "for" or "by" is what a clause without one says: "August was the wettest month, with 1.75
+  // inches of rain", "Weyburn is the better bid, by $6.50 a tonne".)
+  if (/^\s*(?:with|for|by|at)\b/i.test(r)) return measured(r) ? leftMeasured() : true
+  return VERB.test(r) || ADDED_PHRASE.test(r) || measured(r)
+}
 const SUBJECT = new RegExp(`^\\s*(?:(?:and|but|while|so|although|though|${ADDS})\\s+)?(?:the|it|it's|its|they|they're|their|this|that|these|those|your|you|you're|we|our|he|she|someone|there|both|neither|each|all)\\b`, 'i')
 const standsAlone = (side: string) => {
   // (its start is enough to say so: a sentence of thousands of breaks must not read each side whole)
@@ -70,20 +114,37 @@ const standsAlone = (side: string) => {
  * unsupported half must not sink, or ride on, the other. A side too short to
  * stand alone stays joined to its neighbour.
  */
-export function clauses(sentence: string): string[] {
-  const parts: string[] = []
+export function clauseParts(sentence: string): Array<{ text: string; continues: boolean }> {
+  const parts: Array<{ text: string; continues: boolean }> = []
   let last = 0
-  for (const m of sentence.matchAll(CLAUSE_BREAK)) {
+  let continues = false
+  // (the start of the side before is enough to say so, read once while it grows: a sentence of thousands of commas
+  // must not read it again at each)
+  let memo: { at: number; ok: boolean } | null = null
+  const leftOk = (left: string) => {
+    if (memo?.at === last && left.length >= 300) return memo.ok
+    const ok = leftStates(left.slice(0, 300))
+    if (left.length >= 300) memo = { at: last, ok }
+    return ok
+  }
+  for (const m of sentence.matchAll(BREAKS)) {
+    const loose = m[1] !== undefined || m[2] !== undefined
+    // (past the length of any sentence a person reads, a comma is no clause break worth weighing)
+    if (loose && m.index! > 2000) continue
     const left = sentence.slice(last, m.index).trim()
     const right = sentence.slice(m.index! + m[0].length)
+    if (loose && (DATE_GOES_ON.test(left.slice(-20)) || !rightAdds(right, () => measured(left.slice(0, 300)), m[2] !== undefined) || !leftOk(left))) continue
     if (standsAlone(left) && standsAlone(right)) {
-      parts.push(left)
+      parts.push({ text: left, continues })
       last = m.index! + m[0].length
+      continues = loose
     }
   }
-  parts.push(sentence.slice(last).trim())
-  return parts.filter(Boolean)
+  parts.push({ text: sentence.slice(last).trim(), continues })
+  return parts.filter((p) => p.text)
 }
+
+export const clauses = (sentence: string): string[] => clauseParts(sentence).map((p) => p.text)
 
 /** Bold words that end in a full stop or a colon, inside the bold or right after it: a label ("**Basic plan** costs …" is a subject). */
 const BOLD_LEAD = /^\s*(?:\*\*|__)([^*_\n]{1,60}?)(?:[.:](?:\*\*|__)|(?:\*\*|__):)\s*/
@@ -94,6 +155,8 @@ export interface SplitClaim {
   topic: string
   /** What is judged, when the claim alone does not say it: a table row read with its header's names. */
   reading?: string
+  /** A phrase split off the clause before it ("…, about 3.2 lb", "…, with 1 TB for $99.90"): it may compute from that clause's figures. */
+  continues?: boolean
 }
 
 /** A markdown table's row, and the rule under its header ("|---|:--:|"). */
@@ -166,10 +229,10 @@ export function splitClaimsWithTopics(text: string, limit = Infinity): SplitClai
       const labelled = k === 0 && boldLabel !== '' && (!asserts(sentence) || /^[-+−]?[$€£¥\d]/.test(sentence))
       const s = labelled ? `${boldLabel}: ${sentence}` : sentence
       if (!asserts(s)) continue
-      for (const c of labelled ? clauses(sentence).map((part, i) => (i ? part : `${boldLabel}: ${part}`)) : clauses(s)) {
+      for (const { text: c, continues } of labelled ? clauseParts(sentence).map((p, i) => (i ? p : { ...p, text: `${boldLabel}: ${p.text}` })) : clauseParts(s)) {
         // (a label before a colon is no claim: it names what the clauses after it are about)
         if (headingLike(c) && s.includes(`${c}:`)) topic = c
-        else if (asserts(c)) out.push({ claim: c, topic })
+        else if (asserts(c)) out.push({ claim: c, topic, ...(continues ? { continues } : {}) })
       }
     }
   }

@@ -268,7 +268,9 @@ describe('figures a person computes or reads off a result', () => {
 
   it('reads "time and a half" against a multiplier and an hourly rate as money per hour', async () => {
     const ts = { regular_hours: 40, overtime_hours: 6, hourly_rate_usd: 24, ot_multiplier: 1.5 }
-    expect(await verdicts(ts, 'You worked 6 hours of overtime, paid at time and a half.')).toEqual(['supported'])
+    // (two claims: the hours, and what they are paid at)
+    expect(await verdicts(ts, 'You worked 6 hours of overtime, paid at time and a half.')).toEqual(['supported', 'supported'])
+    expect(await verdicts(ts, 'You worked 6 hours of overtime, paid at double time.')).toEqual(['supported', 'unsupported'])
     expect(await verdicts(ts, 'That is $960 in regular pay for the week.')).toEqual(['supported'])
   })
 

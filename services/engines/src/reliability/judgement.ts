@@ -23,7 +23,7 @@ import { CONFIDENCE, CONTRAST, judge, type JudgeContext, type Judgement } from '
 import { offsetsIn } from './zones.js'
 
 /** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
-export const JUDGEMENT_VERSION = '2.1.62'
+export const JUDGEMENT_VERSION = '2.1.63'
 
 /**
  * Bounds on one trace's work, far above any answer of the labelled sets (at most a few dozen claims and a
@@ -96,7 +96,7 @@ function focusOf(claims: SplitClaim[], statements: Statement[]): Array<Set<strin
   const known = new Set(statements.flatMap((s) => [...s.owner]))
   let last = new Set<string>()
   let day: string[] = []
-  return claims.map(({ claim, topic }) => {
+  return claims.map(({ claim, topic, continues }) => {
     // "Unlike the lodash one, it …": the contrasted entity is not the one the claim is about.
     const c = readClaim(claim.replace(CONTRAST, ''))
     const named = [...c.terms.keys()].filter((t) => known.has(t))
@@ -105,7 +105,8 @@ function focusOf(claims: SplitClaim[], statements: Statement[]): Array<Set<strin
     if (named.length) last = new Set(named.slice(0, 2))
     else if (labelled.length) last = new Set(labelled.slice(0, 2))
     // Figures after a colon ("Marta Okafor has stepped up: 17 goals …") are the entity's before it.
-    else if (!REFERS.test(claim) && !PRONOUN.test(claim) && !FIGURES_FIRST.test(claim)) last = new Set()
+    // (A phrase split off the clause before it, "…, with 1 TB for $99.90 a year", is about that clause's entity.)
+    else if (!continues && !REFERS.test(claim) && !PRONOUN.test(claim) && !FIGURES_FIRST.test(claim)) last = new Set()
     const days = c.quantities.filter((q) => q.dim === 'date').map(dayKey)
     if (days.length) day = days
     else if (!SAME_DAY.test(claim) && !PRONOUN.test(claim)) day = []
@@ -134,7 +135,7 @@ async function compute(view: TraceView, embedder: Embedder | null): Promise<Trac
   // (A table row is judged as read with its header: "Flex Mastercard: APR after 25.99%".)
   const readings = split.map((c) => c.reading ?? c.claim)
   // (A clause split off at what it adds, "which comes to $240", computes from the clause before it.)
-  const contexts = readings.map((claim, i) => (i > 0 && CONTINUES.test(claim) ? { ...ctx, lead: quantities(readings[i - 1]!) } : ctx))
+  const contexts = readings.map((claim, i) => (i > 0 && (split[i]!.continues || CONTINUES.test(claim)) ? { ...ctx, lead: quantities(readings[i - 1]!) } : ctx))
   const lexical = readings.map((claim, i) => judge(claim, contexts[i]!, focus[i]))
   // Meaning is asked for where words were not enough: claims without figures that nothing backed lexically.
   const needs = lexical.map((j, i) => j.verdict === 'unsupported' && !quantities(readings[i]!).length)

@@ -14,6 +14,12 @@ import { coverage, namesOwner, readClaim, termIn, type Claim } from './match.js'
 import { quantities, type Dim, type Quantity } from './quantity.js'
 import type { Statement } from './statements.js'
 
+/** Where a clause ends: a semicolon, or a comma that is no thousands separator ("£250,000"). */
+const CLAUSE_END = /;|,(?!\d)/
+
+/** Where the clause a comparison word sits in starts: a clause end, a bracket, a table cell, a subordinating word. */
+const SIDE_BREAK = /;|,(?!\d)|[(|]|\s[—–-]\s|\b(?:since|because|although|while|whereas|if|when|so)\s/gi
+
 /** Comparative adjectives of a measure, as "than" or a paired figure follows them. */
 const MEASURE_COMPARATIVES = 'higher|greater|more|larger|bigger|longer|cheaper|lower|less|fewer|smaller|shorter|faster|slower|earlier|later|older|newer|heavier|lighter|warmer|colder|cooler|hotter|pricier|brighter|dimmer'
 // ("tops out at 4%" is a maximum, not a comparison)
@@ -88,7 +94,7 @@ function paired(text: string): Relation | null {
   if (!m) return null
   const at = m.index + m[0].length
   const l = quantities(text.slice(0, at)).filter((q) => q.index > m.index).pop()
-  const rightText = text.slice(at).split(/[,;]/)[0]!
+  const rightText = text.slice(at).split(CLAUSE_END)[0]!
   let r = quantities(rightText)[0]
   if (!l || !r) return null
   if (r.dim === 'count' && l.dim !== 'count') r = quantities(`${rightText.slice(r.index, r.end)} ${text.slice(l.index, l.end).split(/\s+/).pop()}`)[0]
@@ -112,6 +118,8 @@ export function relation(text: string, pool: Statement[], statements: Statement[
     // "no later than December 2", "by no more than 5%": a bound on one value, not two things compared.
     if (differenceBefore(left) || /\bno\s*$/i.test(left)) return null
     const right = text.slice(cmp.index + cmp[0].length)
+    // "the day before, on Thursday 13 July": an adverb, with no second side to order against.
+    if (order && /^\s*(?:[,.;:)]|$)/.test(right)) return null
     // "lasts more than three days", "less than a month": a bound on one value, not two things compared.
     if (/^\s*(?:about\s+|around\s+|roughly\s+)?(?:\d|a\b|an\b|one\b|two\b|three\b|four\b|five\b|six\b|seven\b|eight\b|nine\b|ten\b|twelve\b|half\b)/i.test(right) && !NAME_NUMBER.test(right.trim().split(/\s+/)[0] ?? '')) return null
     const dims = dimOf(word)
@@ -129,7 +137,12 @@ export function relation(text: string, pool: Statement[], statements: Statement[
   if (between) {
     const before = text.slice(0, between.index)
     if (differenceBefore(before)) return null
-    const l = quantities(before).filter((q) => q.dim !== 'count' || !(NAME_NUMBER.test(String(q.value)) || labelled(before, q)))
+    // (The figure of the comparison's own clause: in "Calder's $5 fee won't apply, since your balance would stay above
+    // $1,000" the $5 is the fee's, and "$5 (waived over $1,000)" states a condition, not a comparison of the $5.)
+    // (A comparison appended to a clause, "The lock is 0.35 seconds, well under your limit", compares that clause's figure.)
+    const sideClause = before.slice(Math.max(0, ...[...before.matchAll(SIDE_BREAK)].map((m) => m.index + m[0].length)))
+    const own = /^\s*(?:(?:well|much|far|just|comfortably|still|slightly|way)\s*)?$/i.test(sideClause) ? before : sideClause
+    const l = quantities(own).filter((q) => q.dim !== 'count' || !(NAME_NUMBER.test(String(q.value)) || labelled(own, q)))
     // No figure of its own ("Your potassium was above its range"): the value the evidence gives for what it names.
     const v = l[l.length - 1] ?? measuredValue(readClaim(text), readClaim(before), pool)
     const after = text.slice(between.index + between[0].length)
@@ -137,7 +150,7 @@ export function relation(text: string, pool: Statement[], statements: Statement[
     // for what the claim names ("within the normal range": the test's ref_range).
     // (Only the figures of the clause it opens: "$34.50 an hour over 8-hour days, that's $276 a day" spreads a rate
     // over days, and a figure of another kind right after the word says it is no comparison.)
-    const clause = after.split(/[;,]|\bthat's\b|\bwhich\b/)[0]!
+    const clause = after.split(new RegExp(`${CLAUSE_END.source}|\\bthat's\\b|\\bwhich\\b`))[0]!
     const figures = quantities(clause).filter((q) => q.dim !== 'count' || !labelled(clause, q))
     const first = figures[0]
     if (v && first && first.dim !== v.dim && !(v.dim === 'count' || first.dim === 'count')) return null
@@ -159,7 +172,7 @@ export function relation(text: string, pool: Statement[], statements: Statement[
 }
 
 /** The clause a comparison word is in: the text after the last comma, semicolon or dash before it. */
-const lastClause = (left: string) => left.slice(Math.max(...[',', ';', ' — ', ' – ', ' - '].map((b) => left.lastIndexOf(b) + b.length)))
+const lastClause = (left: string) => left.slice(Math.max(0, ...[...left.matchAll(/;|,(?!\d)|\s[—–-]\s/g)].map((m) => m.index + m[0].length)))
 
 /** The clause denies the comparison: "it isn't due before the end of September", "is not cheaper than". */
 const negated = (clause: string) => /\b(?:not|never)\b|n't\b/i.test(clause)
