@@ -21,10 +21,17 @@ const LOOKED = /^(?:checked|double-checked|looked|searched|reviewed|compared|cal
 const LOOKUP_TOOL = /^(?:get|list|search|find|lookup|look|check|fetch|read|query|quote|calc|calculate|estimate|compare|convert|describe|show|view|retrieve|browse|inspect|status|validate|verify|preview)$/i
 const REFUSED = /\b(?:reject\w*|declin\w*|fail\w*|error|denied|refus\w*|not[_ ]allowed|not[_ ]permitted|blocked|insufficient\w*|forbidden|unauthori[sz]ed|exceed\w*|invalid)\b/i
 
+/**
+ * The state an action leaves, said of the user or the thing ("You're booked into the 7:15 am class", "your place has
+ * been reserved"): a claim that the action was done, without saying who did it.
+ */
+const STATE = /\b(?:you(?:'re| are)|you've been|you have been|(?:has|have) been)\s+(?:now |all |also |already |successfully )?(booked|registered|enrolled|reserved|transferred|renewed|refunded|cancell?ed|rebooked|upgraded)\b/gi
+
 /** The actions a claim says the agent did, as stems ("booked" → book, "sent" → send). */
 function actionsDone(c: Claim): string[] {
   return [...c.text.matchAll(DONE)].map((m) => m[1]!.toLowerCase()).filter((v) => !LOOKED.test(v)).map((v) => stem(IRREGULAR[v] ?? v))
 }
+const statesDone = (c: Claim): string[] => [...c.text.matchAll(STATE)].map((m) => stem(m[1]!.toLowerCase()))
 
 const toolOf = (s: Statement) => [...toolWords(s.evidence).keys()]
 const acts = (s: Statement) => {
@@ -38,12 +45,14 @@ const refused = (s: Statement) =>
 export type ActionVerdict = { verdict: 'contradicted'; s: Statement } | { verdict: 'unbacked' }
 
 export function actionVerdict(c: Claim, results: Statement[]): ActionVerdict | null {
-  const done = actionsDone(c)
+  const said = actionsDone(c)
+  // (A state may be a lookup's report, "you're booked" read off a booking record: only a refusal of its action decides.)
+  const done = said.length ? said : statesDone(c)
   if (!done.length) return null
   const calls = results.filter((s) => s.evidence.kind === 'tool_result' && toolOf(s).some((t) => done.some((v) => wordsMeet(v, t))))
   // Every call of the action refused (one of two bookings declined says nothing of the other).
   const refusals = calls.filter(refused)
   if (refusals.length && calls.every((s) => refusals.some((r) => r.evidence === s.evidence))) return { verdict: 'contradicted', s: refusals[0]! }
-  if (!calls.length && !results.some(acts)) return { verdict: 'unbacked' }
+  if (said.length && !calls.length && !results.some(acts)) return { verdict: 'unbacked' }
   return null
 }

@@ -6,7 +6,7 @@
  * 480 kg, 270 mg ÷ 160 mg per 5 mL), an amount at an exchange rate, an amount
  * split over a count, the days between two dates, the time between two clock
  * times, a date or a clock time moved by a duration, and a UTC time in a zone whose
- * offset the trace gives. Every candidate uses at least one evidence figure; the
+ * offset the trace gives, and a one-way figure doubled for a round trip. Every candidate uses at least one evidence figure; the
  * user's figures may enter, and the answer's own (a chain: $8,526 × 0.79, "$2,710.50
  * at today's rate … with the $150 fee, $2,860.50"), rates of the answer only in products.
  */
@@ -29,6 +29,8 @@ export interface Operands {
   groups: Quantity[][]
   /** The claim says its figure is a fall ("down 5.6%", "5.6% lower"): a change in percent may be negative. */
   falling?: boolean
+  /** The claim speaks of a journey both ways ("164 nm round trip"): a one-way figure doubles. */
+  bothWays?: boolean
 }
 
 const key = (x: Quantity) => `${x.dim}|${x.unit}|${x.value}|${x.per?.word ?? ''}`
@@ -155,6 +157,8 @@ export function derivable(q: Quantity, ops: Operands): boolean {
         if (m(a.value + b.value / 60) === q.value || m(a.value - b.value / 60) === q.value) return true
       }
     }
+  // A one-way distance, time or fare, there and back.
+  if (ops.bothWays && q.dim !== 'date' && q.dim !== 'time' && evidence.some((x) => x.dim === q.dim && !x.per === !q.per && hit(2 * x.value, 2 * rounding(x)))) return true
   // A UTC time shown in the zone the trace names.
   if (q.dim === 'time') for (const e of evidence) if (e.dim === 'time' && e.utc && ops.offsets.some((o) => (((e.value + o) % 1440) + 1440) % 1440 === q.value)) return true
   return ops.groups.some((g) => sums(q, g.filter(addable), hit)) || gains(q, [...inSum].filter((x) => isEv.has(x) || answer.includes(x)), hit)

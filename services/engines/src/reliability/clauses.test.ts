@@ -194,3 +194,31 @@ describe('"before" with nothing after it', () => {
     expect(await verdicts(summit, 'You can collect badges the day before, on Thursday 13 July.')).not.toContain('contradicted')
   })
 })
+
+describe('a system prompt', () => {
+  it('states facts, but its instructions and the role it gives are no evidence', async () => {
+    const system = 'You are the currency checker for Aspen Ridge Flight Center. Today is Monday 2028-03-20. Always check the pilot\'s logbook before saying a pilot is night current.'
+    const v = viewOf([{ id: '2'.repeat(16), attrs: chat([['system', system], ['user', 'Am I night current?']], "I checked your logbook and you're night current. Today is Monday 20 March 2028.") }], nextTraceId())
+    expect((await contentReliability(v)).claims.map((c) => c.verdict)).toEqual(['unsupported', 'supported'])
+  })
+})
+
+describe('figures of a voyage and of a breakdown', () => {
+  it('reads nautical miles and knots, and doubles a one-way figure for a round trip', async () => {
+    const route = { route: 'outside, via Muskeget Channel', distance_nm: 82, cruise_kt: 24 }
+    expect(await verdicts(route, "It's 82 nm each way, 164 nm round trip, at 24 knots.")).toEqual(['supported'])
+    expect(await verdicts(route, "It's 82 nm each way, 184 nm round trip.")).not.toEqual(['supported'])
+  })
+
+  it('adds up the fields of one object to the total a claim states', async () => {
+    const week = { part: 'HX-220', defects: { short_shot: 96, flash: 71, sink_marks: 45 } }
+    expect(await verdicts(week, 'There were 212 defects in all.')).toEqual(['supported'])
+    expect(await verdicts(week, 'There were 221 defects in all.')).not.toEqual(['supported'])
+  })
+
+  it('names a record by a number and the key it sits under, as "Line 3"', async () => {
+    const lines = { lines: [{ line: 3, units_produced: 18400, cycle_s: 22.5 }, { line: 4, units_produced: 14800, cycle_s: 24.0 }] }
+    expect(await verdicts(lines, 'Line 3 produced 18,400 units.')).toEqual(['supported'])
+    expect(await verdicts(lines, 'Line 4 produced 18,400 units.')).not.toEqual(['supported'])
+  })
+})

@@ -16,10 +16,10 @@ export const CURRENCY_KEYS: Record<string, string> = {
 }
 export const KEY_UNITS: Record<string, string> = {
   ms: 'ms', s: 's', sec: 's', secs: 's', seconds: 's', min: 'min', mins: 'min', minutes: 'min', h: 'h', hr: 'h', hrs: 'h', hours: 'h', days: 'days', day: 'days',
-  weeks: 'weeks', months: 'months', years: 'years', mm: 'mm', cm: 'cm', m: 'm', km: 'km', mi: 'mi', miles: 'mi', in: 'inches', inches: 'inches', ft: 'ft',
+  weeks: 'weeks', months: 'months', years: 'years', mm: 'mm', cm: 'cm', m: 'm', km: 'km', mi: 'mi', miles: 'mi', nm: 'nm', nmi: 'nm', in: 'inches', inches: 'inches', ft: 'ft',
   mg: 'mg', g: 'g', kg: 'kg', t: 't', lb: 'lb', lbs: 'lb', oz: 'oz', ml: 'mL', l: 'L', ul: 'µL', dl: 'dL', bytes: 'bytes', b: 'bytes', kb: 'kB', mb: 'MB', gb: 'GB',
   tb: 'TB', kib: 'KiB', mib: 'MiB', gib: 'GiB', pct: '%', percent: '%', pc: 'pc', ly: 'ly', au: 'AU', c: '°C', f: '°F', celsius: '°C', fahrenheit: '°F', degc: '°C', degf: '°F',
-  wh: 'Wh', kwh: 'kWh', mwh: 'MWh', kmh: 'km/h', kph: 'km/h', mph: 'mph', knots: 'knots', mps: 'm/s',
+  wh: 'Wh', kwh: 'kWh', mwh: 'MWh', kmh: 'km/h', kph: 'km/h', mph: 'mph', knots: 'knots', kt: 'knots', kts: 'knots', mps: 'm/s',
   m2: 'm²', sqm: 'm²', sqft: 'sq ft', ft2: 'sq ft', ha: 'ha', hectares: 'ha', acres: 'acres', km2: 'km²',
 }
 /** Units a key spells in two words: speeds ("speed_km_h", "wind_m_s") and rates per area ("yield_t_ha", "rate_ml_ha"). */
@@ -207,7 +207,8 @@ export function ownerOf(o: Record<string, unknown>, inList: boolean): string[] {
   const named = Object.entries(o)
     // "unit": "mm" is what the object's values measure, not its name ("unit": "4B" is).
     .filter(([k, v]) => NAME_KEYS.test(k) && (typeof v === 'string' || typeof v === 'number') && String(v).length <= 60 && !(k === 'unit' && measureUnit(String(v))))
-    .map(([, v]) => String(v))
+    // (A number names a record with its key: "line": 3 is "line 3", which a claim writes "Line 3".)
+    .map(([k, v]) => (/^\d{1,6}$/.test(String(v).trim()) && !/(?:^|_)(?:id|code|sku)$/i.test(k) ? `${k} ${String(v).trim()}` : String(v)))
   if (named.length || !inList) return named
   const first = Object.values(o).find((v) => typeof v === 'string' && v.length <= 60 && !/^\d{4}-\d{2}/.test(v))
   return first ? [String(first)] : []

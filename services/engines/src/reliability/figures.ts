@@ -62,6 +62,8 @@ function keyedRate(q: Quantity, e: Quantity, s: Statement): boolean {
 }
 
 /** Words that make a claim's change a fall: "down about 5.6% from your average cost". */
+/** A journey both ways: "82 nm each way, 164 nm round trip" doubles a one-way figure. */
+const BOTH_WAYS = /\b(?:round[- ]trip|return trip|there and back|both ways)\b/i
 const FALLING = /\b(?:down|fell|fallen|falls|drop(?:ped|s)?|lower|decreased?|declin\w*|lost|loss|cut|reduced?|less)\b/i
 
 /**
@@ -83,6 +85,23 @@ function saidIn(ctx: JudgeContext): (e: Quantity) => boolean {
     if (v === undefined) memo.set(e, (v = ctx.answerQuantities.some((a) => sameValue(a, e))))
     return v
   }
+}
+
+/**
+ * The fields of one object of a record ("defects": {"short_shot": 96, "flash": 71, "sink_marks": 45}): a breakdown,
+ * which a total the claim states may add up ("212 defects").
+ */
+function breakdowns(usable: Statement[], topical: Set<Quantity>): Quantity[][] {
+  const parts = new Map<Evidence, Map<string, Quantity[]>>()
+  for (const s of usable) {
+    const q = s.quantities[0]
+    if (!s.context?.size || s.quantities.length !== 1 || !q || !topical.has(q)) continue
+    const key = `${[...s.owner].join(' ')}|${[...s.context].join(' ')}|${q.dim}`
+    const byKey = parts.get(s.evidence) ?? new Map<string, Quantity[]>()
+    parts.set(s.evidence, byKey)
+    byKey.set(key, [...(byKey.get(key) ?? []), q])
+  }
+  return [...parts.values()].flatMap((m) => [...m.values()].filter((g) => g.length >= 3))
 }
 
 /** Where each claim figure is backed: an equal value in a statement the claim fits, or arithmetic. */
@@ -114,7 +133,11 @@ export function backFigures(c: Claim, ctx: JudgeContext, usable: Statement[]): {
     answer: [...ctx.answerQuantities, ...c.quantities],
     offsets: ctx.offsets ?? [],
     falling: FALLING.test(c.text),
-    groups: [...new Set(usable.filter((s) => s.siblings && topical.has(s.quantities[0]!)).map((s) => s.siblings!))].map((g) => g.map((s) => s.quantities[0]).filter((q): q is Quantity => q !== undefined)),
+    bothWays: BOTH_WAYS.test(c.text),
+    groups: [
+      ...[...new Set(usable.filter((s) => s.siblings && topical.has(s.quantities[0]!)).map((s) => s.siblings!))].map((g) => g.map((s) => s.quantities[0]).filter((q): q is Quantity => q !== undefined)),
+      ...breakdowns(usable, topical),
+    ],
   }
   let anchor: Statement | null = null
   let anchorCov = -1

@@ -154,14 +154,22 @@ export function dayKey(q: Quantity): string {
  * The claim names the statement's entity (by a stem that tells it from its siblings, or by the date that does: a
  * forecast's day, a statement's period), or its focus is that entity.
  */
+/** A record named by a number ("line#3") is named by its key's word and that number together: "Line 3", "line #3". */
+export function numberedIn(owner: string, text: string): boolean {
+  const i = owner.indexOf('#')
+  if (i < 1) return false
+  return new RegExp(`\\b${owner.slice(0, i)}[a-z]*\\s*#?\\s*${owner.slice(i + 1)}\\b`, 'i').test(text)
+}
+
 export function namesOwner(c: Claim, s: Statement, focus: Set<string> = new Set(), known?: Set<string>): boolean {
   const initials = acronymsOf(c)
   // A name the claim spells otherwise is another's: "LUMORA" does not name "LUMORRA" (a word may still be inflected).
-  const spelled = (o: string) => c.terms.has(o) || (termIn(o, c.terms) && ![...c.entities].some((e) => e !== o && stemsMeet(e, o)))
+  // (A record named by a number, "line#3", only by its word and number together.)
+  const spelled = (o: string) => !o.includes('#') && (c.terms.has(o) || (termIn(o, c.terms) && ![...c.entities].some((e) => e !== o && stemsMeet(e, o))))
   // An item's other value ("status": "live") names it only when the claim names no other known entity by name:
   // "the LUMORA mark that is live" is not the live LUMORRA.
   const otherNamed = known !== undefined && [...c.entities].some((e) => known.has(e) && !s.owner.has(e))
-  for (const o of s.distinct ?? s.owner) if ((spelled(o) && (s.owner.has(o) || !otherNamed)) || focus.has(o) || initials.has(o)) return true
+  for (const o of s.distinct ?? s.owner) if ((spelled(o) && (s.owner.has(o) || !otherNamed)) || focus.has(o) || initials.has(o) || numberedIn(o, c.text)) return true
   if (s.dates) {
     const days = new Set(c.quantities.filter((q) => q.dim === 'date').map(dayKey))
     for (const d of s.dates) if (days.has(dayKey(d)) || focus.has(dayKey(d))) return true

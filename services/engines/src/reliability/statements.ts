@@ -102,8 +102,14 @@ function joined(a: Statement, b: Statement): Statement {
 }
 
 /** A fact as a statement: its text's words, its own quantities, a flag's polarity on its attribute's words. */
+/** "line 3" → "line#3": a record named by a number and the key it is under, which the claim must say together. */
+const numberedName = (owner: string): string | null => {
+  const m = /^([a-z]+)[_ ](\d{1,6})$/i.exec(owner.trim())
+  return m ? `${m[1]!.toLowerCase()}#${m[2]}` : null
+}
+
 function factStatement(e: Evidence, f: Fact): Statement {
-  const owner = new Set(f.owners.flatMap((o) => [...stems(o)]))
+  const owner = new Set(f.owners.flatMap((o) => [...stems(o), ...[numberedName(o)].filter((n) => n !== null)]))
   if (f.prose) return statement(e, f.text, owner, { ambiguousOwner: f.ambiguous, ...(f.tally ? { tally: true } : {}) })
   const context = f.parent ? stems(f.parent) : undefined
   const s = statement(e, f.text, owner, { ambiguousOwner: f.ambiguous, key: f.attribute, ...(context ? { context } : {}) })
@@ -182,7 +188,11 @@ function headOf(text: string): { head: string; dash: boolean } {
   return { head, dash }
 }
 
-const asks = (s: string) => /\?\s*$/.test(s) || /^(?:please|can you|could you|would you|tell me|explain|write|show me|give me|list|find|use|answer|help|summari[sz]e|return)\b/i.test(s)
+// (and a system prompt's instructions and the role it gives: "Always check the pilot's logbook …", "You are the
+// phishing-report assistant …", "Tools: search_mail_logs, block_domain")
+const asks = (s: string) =>
+  /\?\s*$/.test(s) ||
+  /^(?:please|can you|could you|would you|tell me|explain|write|show me|give me|list|find|use|answer|help|summari[sz]e|return|always|never|do not|don't|only (?:use|answer|quote|book)|check|read|call|ask|make sure|keep|avoid|reply|respond|verify|report|greet|refer|you (?:must|should)|you are (?:a|an|the)|your (?:job|task|role) is|tools?:)\b/i.test(s)
 
 function textStatements(e: Evidence): Statement[] {
   const subject = headOf(e.text).head || titleOf(e.text)

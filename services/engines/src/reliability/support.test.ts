@@ -223,6 +223,14 @@ describe('what the agent says it did', () => {
     const order = json({ order: 'A-1182', status: 'shipped', shipped_on: '2026-05-03' }, 't3', 'get_order')
     expect(judgeClaim("I've checked your order: it shipped on 3 May 2026.", [order]).verdict).toBe('supported')
   })
+
+  it('reads the state an action leaves as the action, denied by its refusal but not needing a call of its own', () => {
+    const full = json({ class_id: 'PS-0715-RPM', status: 'rejected', reason: 'class_full', booking_id: null }, 't1', 'book_class')
+    expect(judgeClaim("You're booked into the 7:15 am RPM Spin with Kemi.", [full]).verdict).toBe('contradicted')
+    // (a booking record read back says the same, with no booking call in the trace)
+    const record = json({ booking_id: 'BK-7781', class: 'RPM Spin', time: '07:15', status: 'confirmed' }, 't2', 'get_booking')
+    expect(judgeClaim("You're booked into the 7:15 am RPM Spin.", [record]).verdict).toBe('supported')
+  })
 })
 
 describe('loose bounds', () => {

@@ -30,7 +30,7 @@ import type { Evidence } from './evidence.js'
 import { actionVerdict } from './actions.js'
 import { backFigures, chargedFor, conflicting, measureField, toolWords, yearLike } from './figures.js'
 import { flagVerdict } from './flags.js'
-import { SEMANTIC_SUPPORT, alignment, bestStatement, coverage, figureWordsMeet, namesOwner, readClaim, termIn, wordsMeet, type Claim } from './match.js'
+import { SEMANTIC_SUPPORT, alignment, bestStatement, coverage, figureWordsMeet, namesOwner, numberedIn, readClaim, termIn, wordsMeet, type Claim } from './match.js'
 import { polarity } from './polarity.js'
 import { nearMiss, sameValue, satisfies } from './compare.js'
 import type { Quantity } from './quantity.js'
@@ -226,7 +226,7 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
   // "GMV: €2,015,750, up 9.4% from €1,842,300" reads both months' rows ("4.20%" or "$250" could be anyone's).
   const distinctive = c.quantities.filter((q) => q.dim !== 'date' && q.dim !== 'time' && significantDigits(c, q) >= 4)
   // (or named ones, where the claim names no entity at all: "Your payment would drop from $2,551.96 to $2,297.36")
-  const anonymous = focus.size === 0 && ![...c.entities].some((e) => known.has(e))
+  const anonymous = focus.size === 0 && ![...c.entities].some((e) => known.has(e)) && ![...known].some((o) => numberedIn(o, c.text))
   const unnamed = (s: Statement) => s.ambiguousOwner && (anonymous || [...s.owner].every((o) => /^[\d-]+$/.test(o)))
   const rowsOf = new Set(results.filter((s) => unnamed(s) && s.quantities.some((e) => distinctive.some((q) => sameValue(q, e)))).map((s) => s.evidence))
   const usable = rowsOf.size ? [...fitting, ...results.filter((s) => unnamed(s) && rowsOf.has(s.evidence) && !fitting.includes(s))] : fitting
