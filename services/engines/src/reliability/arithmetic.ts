@@ -105,6 +105,16 @@ function wholeMonths(seconds: number): number | null {
   const m = seconds / MONTH_SECONDS
   return m >= 1 && Math.abs(m - Math.round(m)) < 0.02 ? Math.round(m) : null
 }
+/**
+ * Whether a day number is the claim's day: the same day, or for a day written without its year ("arrives 21 April"),
+ * the same month and day (the year is the computed day's own).
+ */
+function onDay(q: Quantity, day: number): boolean {
+  if (q.hasYear) return Math.abs(day - q.value) < 0.5
+  const d = new Date(Math.round(day) * 86_400_000)
+  const md = (d.getUTCMonth() + 1) * 100 + d.getUTCDate()
+  return md === q.value || q.alt === md
+}
 /** A day number moved by calendar months: 2025-03-01 plus 24 months is 2027-03-01 (the last day of a shorter month when it has no such day). */
 function addMonths(day: number, months: number): number {
   const d = new Date(day * 86_400_000)
@@ -145,10 +155,13 @@ export function derivable(q: Quantity, ops: Operands): boolean {
       // A measure times a whole count the evidence gives on the topic: "12 pallets at 820 kg each is 9,840 kg".
       if (measured && a.dim === q.dim && !a.per && b.dim === 'count' && !b.per && isEv.has(b) && ops.topical.has(b) && Number.isInteger(b.value) && b.value >= 3 && hit(a.value * b.value, productError(a.value, rounding(a), b.value, rounding(b)))) return true
       if (q.dim === 'duration' && a.dim === 'date' && b.dim === 'date' && a.hasYear && b.hasYear && hit(Math.abs(a.value - b.value) * 86400)) return true
-      if (q.dim === 'date' && a.dim === 'date' && b.dim === 'duration' && q.hasYear && a.hasYear) {
-        if (Math.abs(a.value + b.value / 86400 - q.value) < 0.5 || Math.abs(a.value - b.value / 86400 - q.value) < 0.5) return true
+      // (A day without its year meets a sum by chance more often: only with a period of the evidence on the topic.)
+      if (q.dim === 'date' && a.dim === 'date' && b.dim === 'duration' && a.hasYear && (q.hasYear || (isEv.has(b) && ops.topical.has(b)))) {
+        if (onDay(q, a.value + b.value / 86400) || onDay(q, a.value - b.value / 86400)) return true
         const months = wholeMonths(b.value)
-        if (months !== null && (addMonths(a.value, months) === q.value || addMonths(a.value, -months) === q.value)) return true
+        if (months !== null && (onDay(q, addMonths(a.value, months)) || onDay(q, addMonths(a.value, -months)))) return true
+        // Two steps of one lead time: "21 days ex works, plus 4 days' transport" from today.
+        if (isEv.has(b) && ops.topical.has(b)) for (const step of evidence) if (step !== b && step.dim === 'duration' && ops.topical.has(step) && onDay(q, a.value + (b.value + step.value) / 86400)) return true
       }
       // (across midnight too: 22:00 to 03:00 is five hours)
       if (q.dim === 'duration' && a.dim === 'time' && b.dim === 'time' && (hit(Math.abs(a.value - b.value) * 60) || hit((1440 - Math.abs(a.value - b.value)) * 60))) return true
@@ -189,8 +202,9 @@ function products(q: Quantity, a: Quantity, b: Quantity, hit: (v: number, err?: 
     // An amount split evenly ("1,840 units at 40 per pallet is 46 pallets").
     if (q.dim === 'count' && a.dim === 'count' && Number.isInteger(a.value) && hit(a.value / b.value)) return true
   }
-  // A percentage of an amount, the amount with it added or taken off.
-  if (a.dim === q.dim && !a.per && b.dim === 'percent' && (q.dim !== 'money' || currencyOf(a) === currencyOf(q) || currencyOf(a) === '*')) {
+  // A percentage of an amount, the amount with it added or taken off (not of a day or a time: 7 April "plus 4%" is
+  // no 24 April).
+  if (a.dim === q.dim && !a.per && b.dim === 'percent' && q.dim !== 'date' && q.dim !== 'time' && (q.dim !== 'money' || currencyOf(a) === currencyOf(q) || currencyOf(a) === '*')) {
     const err = productError(a.value, da, b.value, db) / 100
     if (hit((a.value * b.value) / 100, err) || hit(a.value * (1 + b.value / 100), err + da) || hit(a.value * (1 - b.value / 100), err + da)) return true
   }

@@ -57,7 +57,8 @@ function keyedRate(q: Quantity, e: Quantity, s: Statement): boolean {
   // A value relative to a reference ("radius_earth": 1.14, "relative_risk": 0.82) as a percent of it or a change
   // from it: "14% larger than Earth", "86% of the sunlight Earth gets", "18% lower risk".
   if (q.dim !== 'percent' || !RELATIVE_KEY.test(s.key) || e.value <= 0 || e.value >= 20) return false
-  const tol = Math.max(q.tol, e.tol * 50, 0.5)
+  // (an integer, "match_ratio": 1 of "1:1", is exact, not 1 ± 0.5: "12% ahead" is no change from it)
+  const tol = Math.max(q.tol, Math.min(e.tol * 50, 5), 0.5)
   return Math.abs(q.value - e.value * 100) <= tol || Math.abs(q.value - Math.abs(e.value - 1) * 100) <= tol
 }
 

@@ -165,7 +165,8 @@ export function namesOwner(c: Claim, s: Statement, focus: Set<string> = new Set(
   const initials = acronymsOf(c)
   // A name the claim spells otherwise is another's: "LUMORA" does not name "LUMORRA" (a word may still be inflected).
   // (A record named by a number, "line#3", only by its word and number together.)
-  const spelled = (o: string) => !o.includes('#') && (c.terms.has(o) || (termIn(o, c.terms) && ![...c.entities].some((e) => e !== o && stemsMeet(e, o))))
+  // (A name no content word holds is still named as an entity: "USD: $96,420" names the "USD" row.)
+  const spelled = (o: string) => !o.includes('#') && (c.terms.has(o) || c.entities.has(o) || (termIn(o, c.terms) && ![...c.entities].some((e) => e !== o && stemsMeet(e, o))))
   // An item's other value ("status": "live") names it only when the claim names no other known entity by name:
   // "the LUMORA mark that is live" is not the live LUMORRA.
   const otherNamed = known !== undefined && [...c.entities].some((e) => known.has(e) && !s.owner.has(e))

@@ -41,6 +41,8 @@ const PHRASES: Array<[RegExp, string]> = [
   // "costs extra" is not included, "costs nothing" free, "avoids tolls" is without them, "is needed" is required.
   [/\bcosts? nothing\b|\bat no (?:extra |additional )?(?:cost|charge)\b/gi, ' free '],
   [/\b(?:costs?|charged|is|are) (?:extra|separately)\b|\bat (?:an )?extra (?:cost|charge)\b/gi, ' not included '],
+  // (A purpose is no denial: "cancel by Friday to avoid the $75 late fee" says the fee exists.)
+  [/\b(?:in order |so as )?to avoid\b/gi, ' to prevent '],
   [/\bavoid(?:s|ed|ing)?\b/gi, ' without '],
   // "slowed instead of charging you overage": the charge is denied (not "$36 an hour instead of $24", an alternative). An answer's "No —" before a statement is the
   // answer to a question, not a denial of what follows ("No — finance_daily landed late today").

@@ -165,9 +165,17 @@ const DATE_VALUE = /^(?:\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z?)?|[A-Z][a-z]{2,8}\.? \d{1
 /** A tool result's object or list; a bare number, string or flag is read as text. */
 const jsonContainer = (s: string): unknown => (/^[[{]/.test(s.trim()) ? parseJson(s) : undefined)
 
+/**
+ * A name a short first sentence opens with, then a description: "Kestrel 38 (2021), semi-displacement trawler." (a
+ * model's number is part of its name; a greeting is no name).
+ */
+const NAMED_OPENING = /^(?!(?:Dear|Hi|Hello|Thanks|Thank)\b)((?:[A-Z][\w'&-]*|\d[\w.-]*)(?:\s+(?:[A-Z][\w'&-]*|\d[\w.-]*)){1,3})\s*(?:\([^)]*\))?\s*,/
+
 /** A short first sentence in title case ("Distilled Reasoners (September 2026).") is the document's title. */
 function titleOf(text: string): string {
   const first = sentences(text)[0] ?? ''
+  const named = NAMED_OPENING.exec(first)
+  if (named && first.length < text.length && first.split(/\s+/).length <= 12) return named[1]!
   const words = first.replace(/\([^)]*\)|[.:]$/g, ' ').trim().split(/\s+/).filter(Boolean)
   const caps = words.filter((w) => /^[A-Z0-9]/.test(w)).length
   return first.length < text.length && words.length >= 1 && words.length <= 8 && caps >= Math.max(1, words.length - 2) && !/\d{2,}/.test(first.replace(/\([^)]*\)/g, '')) ? words.join(' ') : ''

@@ -357,3 +357,56 @@ describe('how things usually go', () => {
     expect(judgeClaim('Claims are paid within 10 working days.', [claim]).verdict).toBe('supported')
   })
 })
+
+describe('records named by a code', () => {
+  const campaign = json({
+    name: 'Clean Water Appeal',
+    totals_by_currency: [
+      { currency: 'USD', amount: 96420.0, gifts: 1240 },
+      { currency: 'EUR', amount: 58300.0, gifts: 611 },
+    ],
+    matched_funding: { match_ratio: '1:1', cap_usd: 40000 },
+  })
+  it('names the row of a currency by its code', () => {
+    expect(judgeClaim('USD: $96,420.00', [campaign]).verdict).toBe('supported')
+    expect(judgeClaim('EUR: €58,300', [campaign]).verdict).toBe('supported')
+    expect(judgeClaim('USD: $58,300.00', [campaign]).verdict).not.toBe('supported')
+  })
+  it('reads a whole ratio as exact: a 1:1 match is no "12% ahead"', () => {
+    expect(judgeClaim('Donations are running about 12% ahead of last year.', [campaign]).verdict).toBe('unsupported')
+  })
+})
+
+describe('arithmetic on days', () => {
+  it('takes no percentage of a date', () => {
+    // 7 April read as 407, "plus 4%" as 423.3: a percentage is of an amount, never of a day.
+    const po = doc('PO-77120 is confirmed for delivery on 7 April. Late deliveries carry a 4% surcharge.')
+    expect(judgeClaim('PO-77120 would arrive on 24 April.', [po]).verdict).not.toBe('supported')
+    expect(judgeClaim('PO-77120 arrives on 7 April.', [po]).verdict).toBe('supported')
+  })
+})
+
+describe('arithmetic on days, written without a year', () => {
+  const agreement = doc('Kantex supply agreement. Lead time: 21 calendar days ex works from order confirmation, plus 4 calendar days transport. Today is 2028-03-27.', 'd1', 'kb/kantex.md')
+  it('adds the steps of one lead time to today', () => {
+    expect(judgeClaim('With the 21-day lead time and 4 days of transport, an order today would arrive around 21 April.', [agreement]).verdict).toBe('supported')
+    expect(judgeClaim('With the 21-day lead time and 4 days of transport, an order today would arrive around 24 April.', [agreement]).verdict).not.toBe('supported')
+  })
+  it('reads a purpose as no denial', () => {
+    const booking = json({ booking: 'BK-1', date: '2028-02-19', start: '08:30', late_cancellation_fee_usd: 75 }, 't1', 'book_lesson')
+    expect(judgeClaim('Cancel at least a day ahead to avoid the $75 late cancellation fee.', [booking]).verdict).not.toBe('contradicted')
+  })
+})
+
+describe('documents about one thing each', () => {
+  const kestrel = doc('Kestrel 38 (2021), semi-displacement trawler. Cruise 16 kn; top speed 24 kn. Range at cruise about 240 nm. Asking price $689,000.', 'd1', 'https://yachts.example/kestrel-38')
+  const halyard = doc('Halyard 40 (2019), full-displacement trawler. Cruise 9 kn; top speed 13 kn. Range at cruise about 550 nm. Asking price $612,500.', 'd2', 'https://yachts.example/halyard-40')
+  it('are about the name their first sentence opens with', () => {
+    expect(judgeClaim('Kestrel 38: about 240 nm', [kestrel, halyard]).verdict).toBe('supported')
+    expect(judgeClaim('Kestrel 38: about 550 nm', [kestrel, halyard]).verdict).not.toBe('supported')
+    expect(judgeClaim('Halyard 40: about 240 nm', [kestrel, halyard]).verdict).not.toBe('supported')
+  })
+  it('count nothing in the other side of a comparison', () => {
+    expect(judgeClaim('The Kestrel is the pricier of the two at $689,000.', [kestrel, halyard]).verdict).toBe('supported')
+  })
+})
