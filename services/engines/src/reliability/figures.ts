@@ -243,16 +243,25 @@ const COPULA_BEFORE = /\b(?:is|was|are|were|stands at|sits at)\s*$|'s\s*$/i
 export function measureField(c: Claim, q: Quantity, usable: Statement[]): Statement | null {
   const head = c.text.slice(Math.max(0, q.index - 40), q.index)
   // (A clock time may be another zone's reading of the field's UTC one.)
-  if (ARITHMETIC_WORDS.test(c.text) || !COPULA_BEFORE.test(head) || q.dim === 'time' || yearLike(q)) return null
-  const before = readClaim(head.split(/[,;:]/).pop() ?? '').terms
+  if (ARITHMETIC_WORDS.test(c.text) || q.dim === 'time' || yearLike(q)) return null
+  // The measure named before the figure ("GC content is 38.2%") or right after it ("your £15,000 advance").
+  const before = COPULA_BEFORE.test(head) ? readClaim(head.split(/[,;:]/).pop() ?? '').terms : null
+  const after = ATTRIBUTIVE.exec(c.text.slice(q.end))
+  const named = before ?? (after ? readClaim(after[1]!).terms : null)
+  if (!named) return null
   for (const s of usable) {
     if (!s.key || s.quantities.some((e) => satisfies(q, e))) continue
-    const key = [...readClaim(s.key).terms.keys()]
-    if (!key.length || !key.every((t) => termIn(t, before))) continue
+    const key = [...readClaim(s.key).terms.keys()].filter((t) => !GENERIC_KEY_WORDS.has(t))
+    if (!key.length || !key.every((t) => termIn(t, named))) continue
     if (s.quantities.some((e) => e.dim === q.dim && (q.dim !== 'money' || e.unit === q.unit) && !e.per === !q.per)) return s
   }
   return null
 }
+
+/** One or two words right after a figure, up to the next verb or mark: "£15,000 advance has earned out". */
+const ATTRIBUTIVE = /^\s+([a-z][a-z-]+(?: [a-z][a-z-]+)?)(?=\s+(?:has|have|is|was|are|were|will|would|had)\b|\s*[,.;:]|\s*$)/
+/** Words of a key that say it holds a value, not what the value is of: "advance_amount" is the advance. */
+const GENERIC_KEY_WORDS = new Set(['amount', 'amt', 'value', 'val', 'figure'].map((w) => [...readClaim(w).terms.keys()][0] ?? w))
 
 /** A claim that something costs nothing. */
 const FREE = /\b(?:for free|free of charge|at no (?:extra |additional )?(?:cost|charge)|no (?:extra |additional )?(?:charge|fee|cost)|costs? nothing|complimentary)\b/i

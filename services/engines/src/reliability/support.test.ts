@@ -410,3 +410,35 @@ describe('documents about one thing each', () => {
     expect(judgeClaim('The Kestrel is the pricier of the two at $689,000.', [kestrel, halyard]).verdict).toBe('supported')
   })
 })
+
+describe('a figure and its measure', () => {
+  it('is the measure named right after it, whatever else the claim says', () => {
+    // (£12,000 plus 25% makes £15,000 by chance: the advance's own field says £12,000.)
+    const statement = json({ author: 'Mirela Dragan', advance: { amount: 12000, currency: 'GBP', earned_out: true }, lines: [{ format: 'audiobook', rate_pct: 25 }] }, 't1', 'get_royalty_statement')
+    expect(judgeClaim('Your £15,000 advance has fully earned out.', [statement]).verdict).toBe('contradicted')
+    expect(judgeClaim('Your £12,000 advance has fully earned out.', [statement]).verdict).toBe('supported')
+  })
+})
+
+describe("a failed call's arguments", () => {
+  it('tie a report to it only by a name the claim writes as one', () => {
+    const err: Evidence = { span_id: 'e1', text: 'rejected: Priority 1 work orders require a supervisor approval code', source: 'tool:create_work_order', kind: 'tool_error', about: 'create work order {"machine":"VMC-07","task":"Spindle bearing inspection"}' }
+    const spindle = json({ machine: 'VMC-07', components: [{ name: 'Front bearing', hours: 1870 }, { name: 'Drawbar', hours: 400 }] }, 't1', 'get_machine')
+    expect(judgeClaim('The overheating is most likely caused by a failing front bearing.', [spindle, err]).verdict).not.toBe('supported')
+    expect(judgeClaim("I couldn't raise the work order for VMC-07: it was rejected for want of an approval code.", [spindle, err]).verdict).toBe('supported')
+  })
+})
+
+describe('identifiers', () => {
+  const note = doc('Special VFR (91.157) requires 1 SM flight visibility and remaining clear of clouds. Fixed-wing special VFR is not available at the busy airports listed in Appendix D of Part 91.', 'd1', 'https://study.example/notes/special-vfr')
+  const metar = json({ station: 'KHPN', visibility_sm: 10, ceiling_ft: 3800 }, 't1', 'get_metar')
+  it('back a claim by its words only in evidence that writes its identifier', () => {
+    expect(judgeClaim('KHPN is one of the airports where fixed-wing special VFR is not available.', [note, metar]).verdict).not.toBe('supported')
+    expect(judgeClaim('Fixed-wing special VFR is not available at the busy airports listed in Appendix D.', [note, metar]).verdict).toBe('supported')
+  })
+  it('given in passing as a reference are any result\'s', () => {
+    const catalogue = json({ port: 'KOT', excursions: [{ title: 'Boat trip to Our Lady of the Rocks and Perast', price_eur_adult: 69 }, { title: 'Lovcen panoramic drive', price_eur_adult: 55 }] }, 't2', 'list_excursions')
+    const booked = json({ status: 'confirmed', guests: 2, confirmation: 'EXC-55120' }, 't3', 'book_excursion')
+    expect(judgeClaim('The Boat trip to Our Lady of the Rocks and Perast is €69 per adult (confirmation EXC-55120).', [catalogue, booked]).verdict).toBe('supported')
+  })
+})

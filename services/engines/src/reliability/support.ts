@@ -216,6 +216,8 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
   const { known, attributes } = namesIn(all.statements)
   const near = nearest(c, all.statements)
   const ctx = near === all.statements ? all : { ...all, statements: near }
+  // (The names the claim writes as names, "SAVE15", "Kestrel": a call's arguments are tied to it only by those.)
+  const written = new Set(c.entities)
   for (const t of c.terms.keys()) if (known.has(t) && !attributes.has(t)) c.entities.add(t)
   const named = (s: Statement) => namesOwner(c, s, focus, known)
   const results = ctx.statements.filter((s) => s.evidence.kind !== 'tool_error')
@@ -238,7 +240,7 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
     return tool.length >= 1 && tool.filter((t) => [...c.terms.keys()].some((u) => wordsMeet(t, u))).length >= Math.min(2, tool.length)
   }
   // The call's arguments tie a claim to it only by a name or code the claim gives ("SAVE15"), not by common words.
-  const byArgument = (s: Statement) => [...c.entities].some((e) => termIn(e, readClaim(s.evidence.about ?? '').terms))
+  const byArgument = (s: Statement) => [...written].some((e) => termIn(e, readClaim(s.evidence.about ?? '').terms))
   const errorFit = (s: Statement) => Math.max(byName(s) ? 0.6 : 0, byArgument(s) ? 0.5 : 0, sameFailure(c.text, s.text) ? 0.5 : 0, coverage(c, s))
   const bestError = errors.map((s) => ({ s, fit: errorFit(s), byName: byName(s) })).sort((a, b) => b.fit - a.fit)[0]
   if (FAILURE_REPORT.test(c.text) && bestError) {
@@ -308,7 +310,10 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
   const backed = () => (figures ??= backFigures(c, ctx, usable))
   // A flag backs a claim with figures too when each of them is the evidence's or the user's ("They aren't stackable,
   // but 12 floor positions fit in the 26 available").
-  if (flag && (!c.quantities.length || backed().found.every((f) => f !== null)))
+  // (Not a figure computed by chance where the result gives the measure another value: "your £15,000 advance has
+  // earned out" against "advance_amount": 12000, "earned_out": true.)
+  const conflicted = (f: unknown, i: number) => f === 'derived' && measureField(c, c.quantities[i]!, usable) !== null
+  if (flag && (!c.quantities.length || backed().found.every((f, i) => f !== null && !conflicted(f, i))))
     return { verdict: 'supported', confidence: CONFIDENCE.boolean, evidence: flag.s.evidence, rule: 'boolean-supported' }
 
   if (c.quantities.length) {
@@ -389,7 +394,10 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
       const status = usable.find((x) => x !== s && x.evidence === s.evidence && x.key !== undefined && STATUS_KEY.test(x.key) && sameRecord(x, s) && denies(c, x) && saysDone(c, x))
       if (deniedSegment(c, s) || (partner && deniedSegment(c, partner)) || status) return { verdict: 'contradicted', confidence: CONFIDENCE.denied, evidence: s.evidence, rule: 'denied' }
       if (otherCode(c.text, s.text)) return { verdict: 'contradicted', confidence: CONFIDENCE.conflict, evidence: s.evidence, rule: 'conflict' }
-      return { verdict: 'supported', confidence: cov >= 0.8 ? CONFIDENCE.text : CONFIDENCE.textLoose, evidence: s.evidence, rule: 'text' }
+      // (Where the best statement's evidence never writes an identifier of the claim, one whose evidence does may back it.)
+      const named = unnamedCode(c.text, s, results) ? bestStatement(c, worded.filter((x) => !unnamedCode(c.text, x, results)), ctx.similarity) : s
+      const namedCov = named === s ? cov : named ? alignment(c, named, ctx.similarity) : 0
+      if (named && namedCov >= SUPPORT_COVERAGE) return { verdict: 'supported', confidence: namedCov >= 0.8 ? CONFIDENCE.text : CONFIDENCE.textLoose, evidence: named.evidence, rule: 'text' }
     }
     // The claim's predicate said of another entity: "Loratadine can cause marked drowsiness".
     const own = usable.filter((x) => x.owner.size && named(x) && !x.boolean && denies(c, x) && coverage(c, x) >= 0.4)
@@ -418,6 +426,27 @@ const CODE = /\b([A-Za-z]{1,5})-?(\d{1,5})\b/g
  * The statement gives the claim's code another number, and never the claim's: "This counts as a SEV-3 incident"
  * against "A leaked production credential is a SEV-2 incident". Words alike, the level differs.
  */
+/** An identifier as a claim writes one: "KHPN", "WO-5521", "BP-28-00417" (four capitals, or capitals with digits). */
+const IDENTIFIER_WORD = /(?<![\w-])(?:[A-Z]{4}|(?=[A-Z0-9-]*[A-Z])(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{2,})(?![\w-])/g
+
+/** A reference given in passing: "(confirmation EXC-55120)", "reference PO-77120". */
+const REFERENCE_BEFORE = /(?:\(\s*(?:\w+\s+){0,2}|\b(?:confirmation|reference|ref|booking|order|ticket|case|number|no\.?|id|#)\s*:?\s*)\**$/i
+
+/**
+ * The claim names a thing by an identifier its evidence never writes: "KHPN is one of the airports where special
+ * VFR is prohibited" is not what a note on special VFR says, however many of its words it shares. (A reference
+ * given in passing, "(confirmation EXC-55120)", is the trace's: any of its results may write it.)
+ */
+function unnamedCode(claim: string, s: Statement, all: Statement[]): boolean {
+  const written = (x: Statement) => `${x.evidence.text} ${x.evidence.source ?? ''} ${x.evidence.about ?? ''}`.toUpperCase()
+  const own = written(s)
+  return [...claim.matchAll(IDENTIFIER_WORD)].some((m) => {
+    const code = m[0].toUpperCase()
+    if (own.includes(code)) return false
+    return !REFERENCE_BEFORE.test(claim.slice(Math.max(0, m.index! - 40), m.index)) || !all.some((x) => written(x).includes(code))
+  })
+}
+
 function otherCode(claim: string, text: string): boolean {
   const codes = (t: string) => [...t.matchAll(CODE)].filter((m) => /[A-Z]/.test(m[1]!)).map((m) => [m[1]!.toUpperCase(), m[2]!] as const)
   const theirs = codes(text)
