@@ -23,7 +23,7 @@ export const KEY_UNITS: Record<string, string> = {
   m2: 'm²', sqm: 'm²', sqft: 'sq ft', ft2: 'sq ft', ha: 'ha', hectares: 'ha', acres: 'acres', km2: 'km²',
 }
 /** Units a key spells in two words: speeds ("speed_km_h", "wind_m_s") and rates per area ("yield_t_ha", "rate_ml_ha"). */
-const PAIR_KEYS: Record<string, string> = { 'km h': 'km/h', 'm s': 'm/s', 'mi h': 'mph', 't ha': 't/ha', 'kg ha': 'kg/ha', 'l ha': 'L/ha', 'ml ha': 'mL/ha' }
+const PAIR_KEYS: Record<string, string> = { 'km h': 'km/h', 'm s': 'm/s', 'mm s': 'mm/s', 'mi h': 'mph', 't ha': 't/ha', 'kg ha': 'kg/ha', 'l ha': 'L/ha', 'ml ha': 'mL/ha' }
 /** Unit words safe to read anywhere in a key ("walk_min_to_station"), not only at its end: no English word among them. */
 const INNER_UNITS = new Set(['ms', 'secs', 'seconds', 'min', 'mins', 'minutes', 'hrs', 'hours', 'days', 'weeks', 'months', 'years', 'km', 'mg', 'kg', 'lbs', 'kwh', 'wh', 'pct', 'bytes', 'kb', 'mb', 'gb', 'tb', 'kmh', 'kph', 'mph'])
 /** Period adjectives that make a money key a rate ("hourly_rate", "nightly_rate", "daily_rate"). */
@@ -156,6 +156,8 @@ export function numberValue(key: string, v: number, parent: string, scope: Scope
     return { text, quantities: [money(pence ? v / 100 : v, pence ? 'GBP' : currency, per)] }
   }
   const prev = words[words.length - 2] ?? ''
+  // "downloads_first_7_days", "signups_last_30_days": the period counted over, not the value's unit.
+  if (/^\d+$/.test(prev) && PERIOD_UNITS.has(last)) return { text: String(v), quantities: quantities(String(v)) }
   // "speed_km_h": a compound unit, a speed, not hours ("expires_in_s" is seconds: "in" is a word there).
   let unit = PAIR_KEYS[`${prev} ${last}`] ?? (KEY_UNITS[last] && !(KEY_UNITS[prev] && prev !== 'in') ? KEY_UNITS[last] : words.filter((w) => INNER_UNITS.has(w)).map((w) => KEY_UNITS[w]).find(Boolean))
   if (!unit && /percent|pct|percentage/.test(key)) unit = '%'
@@ -168,6 +170,9 @@ export function numberValue(key: string, v: number, parent: string, scope: Scope
   const text = unit ? `${v} ${unit}` : String(v)
   return { text, quantities: quantities(text) }
 }
+
+/** Unit words of a period, which after a number end a key that counts over a window ("_first_7_days"). */
+const PERIOD_UNITS = new Set(['h', 'hr', 'hrs', 'hours', 'day', 'days', 'weeks', 'months', 'years', 'min', 'mins', 'minutes'])
 
 /** Last key words of a count: an object's unit is not theirs ("unit": "kg" beside "quantity": 3). */
 const COUNT_WORDS = new Set(['count', 'counts', 'number', 'num', 'n', 'qty', 'quantity', 'rank', 'position', 'year', 'id', 'index', 'page', 'pages', 'items', 'stations', 'samples', 'readings'])

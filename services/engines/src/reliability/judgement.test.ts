@@ -456,3 +456,23 @@ describe('a table in the answer', () => {
     expect(await verdictsOn(offers, answer)).toEqual(['supported', 'contradicted'])
   })
 })
+
+describe('round 9: measures, windows, weeks and a subject carried on', () => {
+  it('reads millimetres per second, in a claim and in a key', async () => {
+    expect(await verdicts({ machine: 'VMC-07', spindle_vibration_mm_s: 4.6 }, 'Vibration: 4.6 mm/s')).toEqual(['supported'])
+    expect(await verdicts({ machine: 'VMC-07', spindle_vibration_mm_s: 4.6 }, 'Vibration: 4.6 mm')).not.toEqual(['supported'])
+  })
+  it('reads a key that counts over a window as a count, not days', async () => {
+    expect(await verdicts({ episode: 'The riverfront deal', downloads_first_7_days: 12840 }, 'Downloads in the first week were 12,840.')).toEqual(['supported'])
+  })
+  it('reads an ISO week as the week a claim names', async () => {
+    const roster = { site: 'canning', week_overtime: { week: '2028-W21', booked_h: 34.5 } }
+    expect(await verdicts(roster, 'Overtime: 34.5 hours are booked for week 21.')).toEqual(['supported'])
+    expect(await verdicts(roster, 'Overtime: 34.5 hours are booked for week 22.')).not.toEqual(['supported'])
+  })
+  it('carries the subject on through a clause that continues and a claim that opens with its verb', async () => {
+    const windows = { windows: [{ db: 'db-sg-prod', start: '2028-05-13T18:00:00+08:00', duration_min: 150 }, { db: 'db-fra-prod', start: '2028-05-14T02:00:00+02:00', duration_min: 240 }] }
+    const answer = '**db-sg-prod — CHG-48213**\n- Starts Saturday 13 May at 18:00 Singapore time, which is **6:00 am in New York** the same day.\n- Runs 2½ hours.\n- No freeze exemption needed.'
+    expect((await verdicts(windows, answer)).at(-2)).toBe('supported')
+  })
+})

@@ -23,7 +23,7 @@ import { CONFIDENCE, CONTRAST, judge, type JudgeContext, type Judgement } from '
 import { offsetsIn } from './zones.js'
 
 /** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
-export const JUDGEMENT_VERSION = '2.1.66'
+export const JUDGEMENT_VERSION = '2.1.67'
 
 /**
  * Bounds on one trace's work, far above any answer of the labelled sets (at most a few dozen claims and a
@@ -82,6 +82,8 @@ export function judgeContext(view: TraceView, answer: string): JudgeContext {
 const PRONOUN = /^\s*(?:it|its|it's|they|their|they're|this|that|these|those|he|she|his|her|the same)\b/i
 /** A claim that names no entity and refers to one anywhere ("There's no known exploit for it", "the next slot there") is about the previous claim's. */
 const REFERS = /\b(?:it|its|it's|they|them|their|they're|he|she|him|his|her)\b|(?<!^\s*|[,;:]\s*|\b(?:and|but|so|because|since|if|when|that|where|whether)\s+)\bthere\b/i
+/** A claim that opens with its verb, its subject the previous claim's: "Runs 2½ hours", "Seats 380 theatre style". */
+const SUBJECTLESS = /^\s*(?:runs|starts|ends|lasts|takes|costs|includes|opens|closes|holds|seats|sleeps|weighs|fits|offers|covers|needs|requires|arrives|departs|leaves|finishes|begins)\b/i
 /** A claim that opens with its figures, as the side after a colon does. */
 const FIGURES_FIRST = /^\s*[\d$€£]/
 /** A claim that carries on the previous one's day: "that day", "and no new snow is forecast". */
@@ -102,11 +104,12 @@ function focusOf(claims: SplitClaim[], statements: Statement[]): Array<Set<strin
     const named = [...c.terms.keys()].filter((t) => known.has(t))
     // A claim under a label naming an entity ("- Harbor Rewards Visa: … After the promo …") is about it.
     const labelled = [...readClaim(topic).terms.keys()].filter((t) => known.has(t))
-    if (named.length) last = new Set(named.slice(0, 2))
+    // (A clause that continues another keeps its entity beside those it names: "…, which is 6:00 am in New York".)
+    if (named.length) last = continues || CONTINUES.test(claim) ? new Set([...last, ...named.slice(0, 2)]) : new Set(named.slice(0, 2))
     else if (labelled.length) last = new Set(labelled.slice(0, 2))
     // Figures after a colon ("Marta Okafor has stepped up: 17 goals …") are the entity's before it.
     // (A phrase split off the clause before it, "…, with 1 TB for $99.90 a year", is about that clause's entity.)
-    else if (!continues && !REFERS.test(claim) && !PRONOUN.test(claim) && !FIGURES_FIRST.test(claim)) last = new Set()
+    else if (!continues && !CONTINUES.test(claim) && !REFERS.test(claim) && !PRONOUN.test(claim) && !FIGURES_FIRST.test(claim) && !SUBJECTLESS.test(claim)) last = new Set()
     const days = c.quantities.filter((q) => q.dim === 'date').map(dayKey)
     if (days.length) day = days
     else if (!SAME_DAY.test(claim) && !PRONOUN.test(claim)) day = []

@@ -80,12 +80,14 @@ const NUMBER_IN_WORDS_AND_DIGITS = new RegExp(`\\b${WORDNUM}(?:[ -](?:one|two|th
 export const UNIT_WORDS = new Set([...Object.keys(UNITS), ...Object.keys(CURRENCY_WORDS)].filter((u) => /^[a-zµμ]+$/.test(u) && u.length > 1))
 
 /** Every quantity in a text, in order of position. */
+const ISO_WEEK = /\b\d{4}-W(\d{2})\b/g
 const OF_THE_FEW = /(?<=\bof the )(?:two|three|four|2|3|4)(?=\s*(?:[.,;:!?)](?!\d)|$)|\s+(?:at|with|by|for|in|on|and|but|so|is|was|are|were)\b)/gi
 
 export function quantities(text: string): Quantity[] {
   // Citation markers ("[1]") are references, not figures.
   // So are a plan's or a clause's number with its letter: "401(k)", "Section 7(b)"; and a clause's number: "clause 12.3".
-  let work = text.replace(/\[\d{1,3}\]|\b\d+\([a-z]\)|(?<=(?:\b(?:clauses?|sections?|articles?|paragraphs?|annex|schedule|appendix|chapter)|§)\s?)\d+(?:\.\d+)*(?!\d|%|\.\d)/gi, (m) => ' '.repeat(m.length)).replace(IDENTIFIER, (s) => (isIsoDate(s) || ISO_DURATION.test(s) || /^\d+-\d+$/.test(s) && /\d+-\d+\s?(?:°|%|[a-z])/i.test(text) ? s : ' '.repeat(s.length)))
+  // An ISO week ("2028-W21") is week 21, as a claim writes it (the same length, so figures keep their places).
+  let work = text.replace(ISO_WEEK, (m, w: string) => `week ${Number(w)}`.padEnd(m.length)).replace(/\[\d{1,3}\]|\b\d+\([a-z]\)|(?<=(?:\b(?:clauses?|sections?|articles?|paragraphs?|annex|schedule|appendix|chapter)|§)\s?)\d+(?:\.\d+)*(?!\d|%|\.\d)/gi, (m) => ' '.repeat(m.length)).replace(IDENTIFIER, (s) => (isIsoDate(s) || ISO_DURATION.test(s) || /^\d+-\d+$/.test(s) && /\d+-\d+\s?(?:°|%|[a-z])/i.test(text) ? s : ' '.repeat(s.length)))
   // The other side of a comparison, "the faster of the two", "the cheapest of the three at $689,000", counts nothing.
   work = work.replace(OF_THE_FEW, (m) => ' '.repeat(m.length))
   // Legal style "sixty (60) days": the digits say it, right before the unit.
