@@ -155,6 +155,8 @@ export interface SplitClaim {
   topic: string
   /** What is judged, when the claim alone does not say it: a table row read with its header's names. */
   reading?: string
+  /** The line that introduced the list the claim is an item of ("Yes, C-14 fits Wren well:"): its entity is the items'. */
+  intro?: string
   /** A phrase split off the clause before it ("…, about 3.2 lb", "…, with 1 TB for $99.90"): it may compute from that clause's figures. */
   continues?: boolean
 }
@@ -186,6 +188,7 @@ const TOPIC_LINE = /^\s*(?:#{1,6}\s+(.+)|(?:\*\*|__)([^*_\n]+?)(?:\*\*|__):?|([^
 export function splitClaimsWithTopics(text: string, limit = Infinity): SplitClaim[] {
   const out: SplitClaim[] = []
   let section = ''
+  let intro = ''
   const lines = text.split(/\n/)
   let header: string[] = []
   for (const [i, rawLine] of lines.entries()) {
@@ -206,6 +209,9 @@ export function splitClaimsWithTopics(text: string, limit = Infinity): SplitClai
       continue
     }
     header = []
+    // (An item of a list keeps the line that introduced it; any other line ends the list.)
+    const item = BULLET.test(rawLine)
+    if (!item && rawLine.trim()) intro = ''
     let bare = rawLine.replace(BULLET, '')
     const heading = TOPIC_LINE.exec(bare.trimEnd())
     const label = heading ? unmark(heading[1] ?? heading[2] ?? heading[3] ?? '') : ''
@@ -223,6 +229,7 @@ export function splitClaimsWithTopics(text: string, limit = Infinity): SplitClai
     }
     const line = unmark(bare)
     if (!line) continue
+    if (!item && line.trimEnd().endsWith(':') && !asserts(line)) intro = line.trimEnd().slice(0, -1)
     for (const [k, sentence] of sentences(line, true).entries()) {
       // A bold label's value says little alone ("**PAC code:** BWX482913", "**GMV:** €2,015,750, up 9.4%"): the label is
       // its subject. (A label before words with a verb is their topic: "**Basic plan:** costs $10 a month".)
@@ -232,7 +239,7 @@ export function splitClaimsWithTopics(text: string, limit = Infinity): SplitClai
       for (const { text: c, continues } of labelled ? clauseParts(sentence).map((p, i) => (i ? p : { ...p, text: `${boldLabel}: ${p.text}` })) : clauseParts(s)) {
         // (a label before a colon is no claim: it names what the clauses after it are about)
         if (headingLike(c) && s.includes(`${c}:`)) topic = c
-        else if (asserts(c)) out.push({ claim: c, topic, ...(continues ? { continues } : {}) })
+        else if (asserts(c)) out.push({ claim: c, topic, ...(item && intro ? { intro } : {}), ...(continues ? { continues } : {}) })
       }
     }
   }

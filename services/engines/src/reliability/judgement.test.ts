@@ -476,3 +476,17 @@ describe('round 9: measures, windows, weeks and a subject carried on', () => {
     expect((await verdicts(windows, answer)).at(-2)).toBe('supported')
   })
 })
+
+describe('round 9: a list and the line that introduces it', () => {
+  const berths = { berths: [{ berth: 'C-14', max_loa_ft: 40, available_depth_mlw_ft: 8 }, { berth: 'D-03', max_loa_ft: 36, available_depth_mlw_ft: 6 }] }
+  it("takes the items of a list as about the entity its introducing line names", async () => {
+    const answer = 'Yes, **C-14** fits *Wren* well:\n\n- Max LOA 40 ft (you are about 38.1 ft)\n- 8 ft of water at MLW for your draft'
+    expect(await verdicts(berths, answer)).toEqual(['supported', 'supported'])
+    expect(await verdicts(berths, answer.replace('8 ft of water', '6 ft of water'))).not.toEqual(['supported', 'supported'])
+  })
+  it('backs a count its own words name under a key', async () => {
+    const rooms = { rooms: [{ name: 'Main Hall', capacity_theatre: 380, capacity_banquet: 260 }, { name: 'Garden Room', capacity_theatre: 150, capacity_banquet: 90 }] }
+    expect(await verdicts(rooms, 'Good news, the **Main Hall** works for you:\n\n- **Seating:** it takes 380 theatre style.')).toEqual(['supported'])
+    expect(await verdicts(rooms, 'Good news, the **Main Hall** works for you:\n\n- **Seating:** it takes 150 theatre style.')).not.toEqual(['supported'])
+  })
+})

@@ -23,7 +23,7 @@ import { CONFIDENCE, CONTRAST, judge, type JudgeContext, type Judgement } from '
 import { offsetsIn } from './zones.js'
 
 /** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
-export const JUDGEMENT_VERSION = '2.1.67'
+export const JUDGEMENT_VERSION = '2.1.68'
 
 /**
  * Bounds on one trace's work, far above any answer of the labelled sets (at most a few dozen claims and a
@@ -98,15 +98,18 @@ function focusOf(claims: SplitClaim[], statements: Statement[]): Array<Set<strin
   const known = new Set(statements.flatMap((s) => [...s.owner]))
   let last = new Set<string>()
   let day: string[] = []
-  return claims.map(({ claim, topic, continues }) => {
+  return claims.map(({ claim, topic, intro, continues }) => {
     // "Unlike the lodash one, it …": the contrasted entity is not the one the claim is about.
     const c = readClaim(claim.replace(CONTRAST, ''))
     const named = [...c.terms.keys()].filter((t) => known.has(t))
     // A claim under a label naming an entity ("- Harbor Rewards Visa: … After the promo …") is about it.
     const labelled = [...readClaim(topic).terms.keys()].filter((t) => known.has(t))
+    // So is an item of a list a line introduced naming one ("Good news, the Main Hall works for you:").
+    const introduced = intro ? [...readClaim(intro).terms.keys()].filter((t) => known.has(t)) : []
     // (A clause that continues another keeps its entity beside those it names: "…, which is 6:00 am in New York".)
     if (named.length) last = continues || CONTINUES.test(claim) ? new Set([...last, ...named.slice(0, 2)]) : new Set(named.slice(0, 2))
     else if (labelled.length) last = new Set(labelled.slice(0, 2))
+    else if (introduced.length) last = new Set(introduced.slice(0, 2))
     // Figures after a colon ("Marta Okafor has stepped up: 17 goals …") are the entity's before it.
     // (A phrase split off the clause before it, "…, with 1 TB for $99.90 a year", is about that clause's entity.)
     else if (!continues && !CONTINUES.test(claim) && !REFERS.test(claim) && !PRONOUN.test(claim) && !FIGURES_FIRST.test(claim) && !SUBJECTLESS.test(claim)) last = new Set()

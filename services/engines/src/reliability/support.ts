@@ -343,7 +343,11 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
       // "€60 at the airport").
       const measured = c.quantities.some((q, i) => {
         const f = found[i]
-        return (q.dim !== 'count' || q.per?.dim === 'duration') && typeof f === 'object' && f !== null && (f.s.key !== undefined || q.dim !== 'money' || coverage(c, f.s) >= 0.15 || figureWordsMeet(c, q, f.s))
+        if (typeof f !== 'object' || f === null) return false
+        // (A count too, of two digits or more, under a key its own words name: "it takes 380 theatre style"; not a
+        // number that is part of a name, "ECON 101", "Fixed 12".)
+        if (q.dim === 'count' && !q.per) return f.exact && f.s.key !== undefined && q.value >= 10 && !yearLike(q) && !NAME_BEFORE.test(c.text.slice(0, q.index)) && figureWordsMeet(c, q, f.s)
+        return f.s.key !== undefined || q.dim !== 'money' || coverage(c, f.s) >= 0.15 || figureWordsMeet(c, q, f.s)
       })
       if (a && (cov >= 0.3 || derived || measured)) {
         const conf = derived ? derivedConfidence(c, found) : loose || cov < SUPPORT_COVERAGE ? CONFIDENCE.quantityLoose : CONFIDENCE.quantity
@@ -426,6 +430,9 @@ const CODE = /\b([A-Za-z]{1,5})-?(\d{1,5})\b/g
  * The statement gives the claim's code another number, and never the claim's: "This counts as a SEV-3 incident"
  * against "A leaked production credential is a SEV-2 incident". Words alike, the level differs.
  */
+/** A capitalised word right before a number makes the number part of a name: "ECON 101", "Fixed 12", "Line 3". */
+const NAME_BEFORE = /\b[A-Z][A-Za-z]*\s+$/
+
 /** An identifier as a claim writes one: "KHPN", "WO-5521", "BP-28-00417" (four capitals, or capitals with digits). */
 const IDENTIFIER_WORD = /(?<![\w-])(?:[A-Z]{4}|(?=[A-Z0-9-]*[A-Z])(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{2,})(?![\w-])/g
 
