@@ -17,7 +17,7 @@ export const CURRENCY_KEYS: Record<string, string> = {
 export const KEY_UNITS: Record<string, string> = {
   ms: 'ms', s: 's', sec: 's', secs: 's', seconds: 's', min: 'min', mins: 'min', minutes: 'min', h: 'h', hr: 'h', hrs: 'h', hours: 'h', days: 'days', day: 'days',
   weeks: 'weeks', months: 'months', years: 'years', mm: 'mm', cm: 'cm', m: 'm', km: 'km', mi: 'mi', miles: 'mi', nm: 'nm', nmi: 'nm', in: 'inches', inches: 'inches', ft: 'ft',
-  mg: 'mg', g: 'g', kg: 'kg', t: 't', lb: 'lb', lbs: 'lb', oz: 'oz', ml: 'mL', l: 'L', ul: 'µL', dl: 'dL', bytes: 'bytes', b: 'bytes', kb: 'kB', mb: 'MB', gb: 'GB',
+  mg: 'mg', g: 'g', kg: 'kg', t: 't', lb: 'lb', lbs: 'lb', oz: 'oz', ml: 'mL', l: 'L', gal: 'gal', gallons: 'gal', ul: 'µL', dl: 'dL', bytes: 'bytes', b: 'bytes', kb: 'kB', mb: 'MB', gb: 'GB',
   tb: 'TB', kib: 'KiB', mib: 'MiB', gib: 'GiB', pct: '%', percent: '%', pc: 'pc', ly: 'ly', au: 'AU', c: '°C', f: '°F', celsius: '°C', fahrenheit: '°F', degc: '°C', degf: '°F',
   wh: 'Wh', kwh: 'kWh', mwh: 'MWh', kmh: 'km/h', kph: 'km/h', mph: 'mph', knots: 'knots', kt: 'knots', kts: 'knots', mps: 'm/s',
   m2: 'm²', sqm: 'm²', sqft: 'sq ft', ft2: 'sq ft', ha: 'ha', hectares: 'ha', acres: 'acres', km2: 'km²',

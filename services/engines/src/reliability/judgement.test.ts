@@ -490,3 +490,11 @@ describe('round 9: a list and the line that introduces it', () => {
     expect(await verdicts(rooms, 'Good news, the **Main Hall** works for you:\n\n- **Seating:** it takes 150 theatre style.')).not.toEqual(['supported'])
   })
 })
+
+describe('round 9: gallons and whole inches', () => {
+  it('reads gallons under a key and whole inches as the second side of a size', async () => {
+    expect(await verdicts({ model: 'C182T', usable_fuel_gal: 87, fuel_weight_lb: 522 }, 'Full tanks (87 gal usable) weigh 522 lb.')).toEqual(['supported'])
+    expect(await verdicts({ model: 'AQS-R7', dimensions_cm: { length: 213, width: 56 } }, "It's 213 cm long and 56 cm wide (about 7 ft by 22 in).")).toEqual(['supported'])
+    expect(await verdicts({ model: 'AQS-R7', dimensions_cm: { length: 213, width: 56 } }, "It's 213 cm long and 56 cm wide (about 7 ft by 30 in).")).not.toEqual(['supported'])
+  })
+})

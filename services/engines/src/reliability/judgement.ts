@@ -23,7 +23,7 @@ import { CONFIDENCE, CONTRAST, judge, type JudgeContext, type Judgement } from '
 import { offsetsIn } from './zones.js'
 
 /** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
-export const JUDGEMENT_VERSION = '2.1.68'
+export const JUDGEMENT_VERSION = '2.1.69'
 
 /**
  * Bounds on one trace's work, far above any answer of the labelled sets (at most a few dozen claims and a

@@ -79,6 +79,11 @@ export const PATTERNS: Array<{ re: RegExp; read: (m: RegExpExecArray) => Array<O
     re: /\b(\d+\.\d+)\s?in\b(?=\s*[(),;]|\s*$)/g,
     read: (m) => [{ dim: 'length' as Dim, value: Number(m[1]) * 0.0254, unit: 'in.', tol: 0.0254 * 0.5 * 10 ** -(m[1]!.split('.')[1]!.length), hasYear: true }],
   },
+  // "7 ft by 22 in": whole inches as the second side of a size.
+  {
+    re: /(?<=\b(?:by|x|×)\s)(\d{1,3})\s?in\b(?=\s*[(),;.]|\s*$)/g,
+    read: (m) => [{ dim: 'length' as Dim, value: Number(m[1]) * 0.0254, unit: 'in.', tol: 0.0127, hasYear: true }],
+  },
   // 01/15/2026, 15/01/2026, 15.01.2026: day-first or month-first by which part can be a month (US order when both can).
   {
     re: /\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b/g,
