@@ -4,7 +4,7 @@
  * known by now), the v2 development traces (tests/fixtures/engines-v2/dev) and v3
  * (tests/fixtures/engines-v3, blind until the v4 set was written, development since) and v4
  * (tests/fixtures/engines-v4, blind until the v5 set was written, development since) and v5 (tests/fixtures/engines-v5,
- * blind until the v6 set was written, development since) and v6 (likewise, until v7) and the tables set (tests/fixtures/engines-tables, answers
+ * blind until the v6 set was written, development since), v6 (likewise, until v7) and v7 (until v8) and the tables set (tests/fixtures/engines-tables, answers
  * with markdown tables, a development set from the start).
  * Floors sit a little under the measured figures (docs/engines.md gives them and
  * the held-out figures, which no test reads) so a regression fails.
@@ -18,6 +18,7 @@ import { loadV3Fixtures } from '../../../../tests/fixtures/engines-v3/fixtures-v
 import { loadV4Fixtures } from '../../../../tests/fixtures/engines-v4/fixtures-v4.js'
 import { loadV5Fixtures } from '../../../../tests/fixtures/engines-v5/fixtures-v5.js'
 import { loadV6Fixtures } from '../../../../tests/fixtures/engines-v6/fixtures-v6.js'
+import { loadV7Fixtures } from '../../../../tests/fixtures/engines-v7/fixtures-v7.js'
 import { loadTablesFixtures } from '../../../../tests/fixtures/engines-tables/fixtures-tables.js'
 import { semanticLayer } from '../semantic/layer.js'
 import { modelDir } from '../semantic/model-files.js'
@@ -35,6 +36,7 @@ const v4Eval = await evaluateReliability(v4, reliabilityRunner(model))
 const v5 = loadV5Fixtures().map(asFixture('v5'))
 const v5Eval = await evaluateReliability(v5, reliabilityRunner(model))
 const v6Eval = await evaluateReliability(loadV6Fixtures().map(asFixture('v6')), reliabilityRunner(model))
+const v7Eval = await evaluateReliability(loadV7Fixtures().map(asFixture('v7')), reliabilityRunner(model))
 const tablesEval = await evaluateReliability(loadTablesFixtures().map(asFixture('tables')), reliabilityRunner(model))
 
 describe('content_reliability evaluation (development sets)', () => {
@@ -61,6 +63,7 @@ describe('content_reliability evaluation (development sets)', () => {
     ['v4 (development since v5)', v4Eval, 60, { p: 0.83, r: 0.7, f1: 0.54, fc: 0.04, ece: 0.06 }],
     ['v5 (development since v6)', v5Eval, 60, { p: 0.8, r: 0.72, f1: 0.65, fc: 0.035, spearman: 0.52, ece: 0.07 }],
     ['v6 (development since v7)', v6Eval, 60, { p: 0.78, r: 0.71, f1: 0.67, fc: 0.035, spearman: 0.52, ece: 0.05 }],
+    ['v7 (development since v8)', v7Eval, 60, { p: 0.79, r: 0.75, f1: 0.66, fc: 0.05, spearman: 0.72, ece: 0.05 }],
     ['tables (answers with markdown tables)', tablesEval, 20, { p: 0.7, r: 0.58, f1: 0.55, fc: 0.07 }],
   ]
   it.each(floors)('%s: supported claims, "not supported" detection, false contradictions, ranking, calibration', (name, e, traces, min) => {
