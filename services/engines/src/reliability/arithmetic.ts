@@ -156,12 +156,13 @@ export function derivable(q: Quantity, ops: Operands): boolean {
       if (measured && a.dim === q.dim && !a.per && b.dim === 'count' && !b.per && isEv.has(b) && ops.topical.has(b) && Number.isInteger(b.value) && b.value >= 3 && hit(a.value * b.value, productError(a.value, rounding(a), b.value, rounding(b)))) return true
       if (q.dim === 'duration' && a.dim === 'date' && b.dim === 'date' && a.hasYear && b.hasYear && hit(Math.abs(a.value - b.value) * 86400)) return true
       // (A day without its year meets a sum by chance more often: only with a period of the evidence on the topic.)
-      if (q.dim === 'date' && a.dim === 'date' && b.dim === 'duration' && a.hasYear && (q.hasYear || (isEv.has(b) && ops.topical.has(b)))) {
+      const topicalPeriod = b.dim === 'duration' && isEv.has(b) && ops.topical.has(b)
+      if (q.dim === 'date' && a.dim === 'date' && b.dim === 'duration' && a.hasYear && (q.hasYear || topicalPeriod)) {
         if (onDay(q, a.value + b.value / 86400) || onDay(q, a.value - b.value / 86400)) return true
         const months = wholeMonths(b.value)
         if (months !== null && (onDay(q, addMonths(a.value, months)) || onDay(q, addMonths(a.value, -months)))) return true
         // Two steps of one lead time: "21 days ex works, plus 4 days' transport" from today.
-        if (isEv.has(b) && ops.topical.has(b)) for (const step of evidence) if (step !== b && step.dim === 'duration' && ops.topical.has(step) && onDay(q, a.value + (b.value + step.value) / 86400)) return true
+        if (topicalPeriod) for (const step of evidence) if (step !== b && step.dim === 'duration' && ops.topical.has(step) && onDay(q, a.value + (b.value + step.value) / 86400)) return true
       }
       // (across midnight too: 22:00 to 03:00 is five hours)
       if (q.dim === 'duration' && a.dim === 'time' && b.dim === 'time' && (hit(Math.abs(a.value - b.value) * 60) || hit((1440 - Math.abs(a.value - b.value)) * 60))) return true

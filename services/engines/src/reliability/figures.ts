@@ -62,9 +62,9 @@ function keyedRate(q: Quantity, e: Quantity, s: Statement): boolean {
   return Math.abs(q.value - e.value * 100) <= tol || Math.abs(q.value - Math.abs(e.value - 1) * 100) <= tol
 }
 
-/** Words that make a claim's change a fall: "down about 5.6% from your average cost". */
 /** A journey both ways: "82 nm each way, 164 nm round trip" doubles a one-way figure. */
 const BOTH_WAYS = /\b(?:round[- ]trip|return trip|there and back|both ways)\b/i
+/** Words that make a claim's change a fall: "down about 5.6% from your average cost". */
 const FALLING = /\b(?:down|fell|fallen|falls|drop(?:ped|s)?|lower|decreased?|declin\w*|lost|loss|cut|reduced?|less)\b/i
 
 /**

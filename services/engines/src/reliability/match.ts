@@ -150,10 +150,6 @@ export function dayKey(q: Quantity): string {
   return `#md${(d.getUTCMonth() + 1) * 100 + d.getUTCDate()}`
 }
 
-/**
- * The claim names the statement's entity (by a stem that tells it from its siblings, or by the date that does: a
- * forecast's day, a statement's period), or its focus is that entity.
- */
 /** A record named by a number ("line#3") is named by its key's word and that number together: "Line 3", "line #3". */
 export function numberedIn(owner: string, text: string): boolean {
   const i = owner.indexOf('#')
@@ -161,6 +157,10 @@ export function numberedIn(owner: string, text: string): boolean {
   return new RegExp(`\\b${owner.slice(0, i)}[a-z]*\\s*#?\\s*${owner.slice(i + 1)}\\b`, 'i').test(text)
 }
 
+/**
+ * The claim names the statement's entity (by a stem that tells it from its siblings, or by the date that does: a
+ * forecast's day, a statement's period), or its focus is that entity.
+ */
 export function namesOwner(c: Claim, s: Statement, focus: Set<string> = new Set(), known?: Set<string>): boolean {
   const initials = acronymsOf(c)
   // A name the claim spells otherwise is another's: "LUMORA" does not name "LUMORRA" (a word may still be inflected).

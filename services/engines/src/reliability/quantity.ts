@@ -79,10 +79,12 @@ const NUMBER_IN_WORDS_AND_DIGITS = new RegExp(`\\b${WORDNUM}(?:[ -](?:one|two|th
 /** Unit and currency words: they say what a figure measures, which its quantity already carries. */
 export const UNIT_WORDS = new Set([...Object.keys(UNITS), ...Object.keys(CURRENCY_WORDS)].filter((u) => /^[a-zµμ]+$/.test(u) && u.length > 1))
 
-/** Every quantity in a text, in order of position. */
+/** An ISO week, "2028-W21". */
 const ISO_WEEK = /\b\d{4}-W(\d{2})\b/g
+/** "Of the two" ending a comparison ("the faster of the two", "of the three at $689,000"). */
 const OF_THE_FEW = /(?<=\bof the )(?:two|three|four|2|3|4)(?=\s*(?:[.,;:!?)](?!\d)|$)|\s+(?:at|with|by|for|in|on|and|but|so|is|was|are|were)\b)/gi
 
+/** Every quantity in a text, in order of position. */
 export function quantities(text: string): Quantity[] {
   // Citation markers ("[1]") are references, not figures.
   // So are a plan's or a clause's number with its letter: "401(k)", "Section 7(b)"; and a clause's number: "clause 12.3".

@@ -101,13 +101,13 @@ function joined(a: Statement, b: Statement): Statement {
   }
 }
 
-/** A fact as a statement: its text's words, its own quantities, a flag's polarity on its attribute's words. */
 /** "line 3" → "line#3": a record named by a number and the key it is under, which the claim must say together. */
 const numberedName = (owner: string): string | null => {
   const m = /^([a-z]+)[_ ](\d{1,6})$/i.exec(owner.trim())
   return m ? `${m[1]!.toLowerCase()}#${m[2]}` : null
 }
 
+/** A fact as a statement: its text's words, its own quantities, a flag's polarity on its attribute's words. */
 function factStatement(e: Evidence, f: Fact): Statement {
   const owner = new Set(f.owners.flatMap((o) => [...stems(o), ...[numberedName(o)].filter((n) => n !== null)]))
   if (f.prose) return statement(e, f.text, owner, { ambiguousOwner: f.ambiguous, ...(f.tally ? { tally: true } : {}) })

@@ -399,7 +399,8 @@ function judgeWith(c: Claim, all: JudgeContext, focus: Set<string>): Judgement {
       if (deniedSegment(c, s) || (partner && deniedSegment(c, partner)) || status) return { verdict: 'contradicted', confidence: CONFIDENCE.denied, evidence: s.evidence, rule: 'denied' }
       if (otherCode(c.text, s.text)) return { verdict: 'contradicted', confidence: CONFIDENCE.conflict, evidence: s.evidence, rule: 'conflict' }
       // (Where the best statement's evidence never writes an identifier of the claim, one whose evidence does may back it.)
-      const named = unnamedCode(c.text, s, results) ? bestStatement(c, worded.filter((x) => !unnamedCode(c.text, x, results)), ctx.similarity) : s
+      const unwritten = unwrittenCodes(c.text, results)
+      const named = unwritten(s) ? bestStatement(c, worded.filter((x) => !unwritten(x)), ctx.similarity) : s
       const namedCov = named === s ? cov : named ? alignment(c, named, ctx.similarity) : 0
       if (named && namedCov >= SUPPORT_COVERAGE) return { verdict: 'supported', confidence: namedCov >= 0.8 ? CONFIDENCE.text : CONFIDENCE.textLoose, evidence: named.evidence, rule: 'text' }
     }
@@ -426,10 +427,6 @@ const saysDone = (c: Claim, status: Statement) =>
 
 /** A code of letters and a number: SEV-3, P1, T-112, SC-3391. */
 const CODE = /\b([A-Za-z]{1,5})-?(\d{1,5})\b/g
-/**
- * The statement gives the claim's code another number, and never the claim's: "This counts as a SEV-3 incident"
- * against "A leaked production credential is a SEV-2 incident". Words alike, the level differs.
- */
 /** A capitalised word right before a number makes the number part of a name: "ECON 101", "Fixed 12", "Line 3". */
 const NAME_BEFORE = /\b[A-Z][A-Za-z]*\s+$/
 
@@ -440,20 +437,28 @@ const IDENTIFIER_WORD = /(?<![\w-])(?:[A-Z]{4}|(?=[A-Z0-9-]*[A-Z])(?=[A-Z0-9-]*\
 const REFERENCE_BEFORE = /(?:\(\s*(?:\w+\s+){0,2}|\b(?:confirmation|reference|ref|booking|order|ticket|case|number|no\.?|id|#)\s*:?\s*)\**$/i
 
 /**
- * The claim names a thing by an identifier its evidence never writes: "KHPN is one of the airports where special
- * VFR is prohibited" is not what a note on special VFR says, however many of its words it shares. (A reference
- * given in passing, "(confirmation EXC-55120)", is the trace's: any of its results may write it.)
+ * The statements whose evidence never writes an identifier the claim names: "KHPN is one of the airports where
+ * special VFR is prohibited" is not what a note on special VFR says, however many of its words it shares. (A
+ * reference given in passing, "(confirmation EXC-55120)", is the trace's: any of its results may write it.) The
+ * claim's identifiers are read once, and each evidence's text once, however many statements it holds.
  */
-function unnamedCode(claim: string, s: Statement, all: Statement[]): boolean {
-  const written = (x: Statement) => `${x.evidence.text} ${x.evidence.source ?? ''} ${x.evidence.about ?? ''}`.toUpperCase()
-  const own = written(s)
-  return [...claim.matchAll(IDENTIFIER_WORD)].some((m) => {
-    const code = m[0].toUpperCase()
-    if (own.includes(code)) return false
-    return !REFERENCE_BEFORE.test(claim.slice(Math.max(0, m.index! - 40), m.index)) || !all.some((x) => written(x).includes(code))
-  })
+function unwrittenCodes(claim: string, all: Statement[]): (s: Statement) => boolean {
+  const codes = [...claim.matchAll(IDENTIFIER_WORD)].map((m) => ({ code: m[0].toUpperCase(), reference: REFERENCE_BEFORE.test(claim.slice(Math.max(0, m.index! - 40), m.index)) }))
+  if (!codes.length) return () => false
+  const texts = new Map<Evidence, string>()
+  const written = (x: Statement) => {
+    let t = texts.get(x.evidence)
+    if (t === undefined) texts.set(x.evidence, (t = `${x.evidence.text} ${x.evidence.source ?? ''} ${x.evidence.about ?? ''}`.toUpperCase()))
+    return t
+  }
+  const inTrace = new Set(codes.filter(({ code, reference }) => reference && all.some((x) => written(x).includes(code))).map(({ code }) => code))
+  return (s) => codes.some(({ code, reference }) => !written(s).includes(code) && (!reference || !inTrace.has(code)))
 }
 
+/**
+ * The statement gives the claim's code another number, and never the claim's: "This counts as a SEV-3 incident"
+ * against "A leaked production credential is a SEV-2 incident". Words alike, the level differs.
+ */
 function otherCode(claim: string, text: string): boolean {
   const codes = (t: string) => [...t.matchAll(CODE)].filter((m) => /[A-Z]/.test(m[1]!)).map((m) => [m[1]!.toUpperCase(), m[2]!] as const)
   const theirs = codes(text)
