@@ -1,5 +1,5 @@
 /**
- * pnpm eval:engines [--sets old,dev,heldout,v3,v4,v5,v6,v7,tables,alignment] (the blind v8 sets: v8, alignment-heldout) — the engines scored against the
+ * pnpm eval:engines [--sets old,dev,heldout,v3,v4,v5,v6,v7,tables,alignment] (the blind sets: v8, v9, alignment-heldout) — the engines scored against the
  * labelled traces, one report per set, development and held-out apart:
  * - `old`: tests/fixtures/engines (its holdout-* files are known by now: development);
  * - `dev`: tests/fixtures/engines-v2/dev, the v2 development traces;
@@ -13,7 +13,9 @@
  * - `v6`: tests/fixtures/engines-v6/heldout, blind until 2026-12-07 (round 8) and development since (misses listed);
  * - `v7`: tests/fixtures/engines-v7/heldout, blind until 2026-12-07 (round 9) and development since (misses listed);
  * - `tables`: tests/fixtures/engines-tables/dev, answers with markdown tables, written in round 7 as a development set (misses listed);
- * - `v8`: tests/fixtures/engines-v8/heldout, the blind set now: aggregates only, never in the default sets.
+ * - `v8`: tests/fixtures/engines-v8/heldout, the blind set of round 9: aggregates only, never in the default sets;
+ * - `v9`: tests/fixtures/engines-v9/heldout, the blind set since round 10: aggregates only, never in the default sets.
+ * The registry of sets is ./sets.ts.
  * content_reliability per claim kind (supported precision/recall, "not supported"
  * detection, false "contradicted"), Spearman between labelled supported share and
  * score, the reliability diagram of confidences, sources' verification levels,
@@ -21,7 +23,8 @@
  * The *.eval.test.ts files assert floors on the development figures.
  */
 import { parseArgs } from 'node:util'
-import { asFixture, loadFixtures, loadV2, type Fixture } from '@svc/engines/test-support/fixtures'
+import { loadFixtures, loadV2, type Fixture } from '@svc/engines/test-support/fixtures'
+import { DEFAULT_SETS, TRACE_SETS } from './sets.js'
 import { evaluateReliability, figures, type ReliabilityEvaluation, type Tally } from '@svc/engines/test-support/eval-reliability'
 import { reliabilityRunner } from '@svc/engines/test-support/eval-runner'
 import { evaluateDecisions, evaluateDecomposition, evaluateFindings } from '@svc/engines/test-support/eval-tasks'
@@ -29,16 +32,9 @@ import { decomposition, semanticDecomposition } from '@svc/engines/decomposition
 import { semanticLayer } from '@svc/engines/semantic/layer'
 import { modelDir } from '@svc/engines/semantic/model-files'
 import type { TraceView } from '@svc/engines/trace-view'
-import { loadV3Fixtures } from '../fixtures/engines-v3/fixtures-v3.js'
-import { loadV4Fixtures } from '../fixtures/engines-v4/fixtures-v4.js'
-import { loadV5Fixtures } from '../fixtures/engines-v5/fixtures-v5.js'
-import { loadV6Fixtures } from '../fixtures/engines-v6/fixtures-v6.js'
-import { loadV7Fixtures } from '../fixtures/engines-v7/fixtures-v7.js'
-import { loadV8Fixtures } from '../fixtures/engines-v8/fixtures-v8.js'
-import { loadTablesFixtures } from '../fixtures/engines-tables/fixtures-tables.js'
 import { fmt, summarize, table } from '../bench/stats.js'
 
-const { values: args } = parseArgs({ options: { sets: { type: 'string', default: 'old,dev,heldout,v3,v4,v5,v6,v7,tables,alignment' } } })
+const { values: args } = parseArgs({ options: { sets: { type: 'string', default: [...DEFAULT_SETS, 'alignment'].join(',') } } })
 const wanted = new Set(args.sets!.split(','))
 
 const f3 = (x: number) => fmt(x, 3)
@@ -96,24 +92,8 @@ async function report(title: string, fixtures: Fixture[], showMisses: boolean): 
   return misses.map((m) => `${title}: ${m}`)
 }
 
-const sets: Array<[string, string, () => Fixture[], boolean]> = [
-  ['old', 'old set (tests/fixtures/engines, development)', loadFixtures, true],
-  ['dev', 'v2 development set (engines-v2/dev)', () => loadV2('dev'), true],
-  ['heldout', 'v2 held-out set (engines-v2/heldout)', () => loadV2('heldout'), false],
-  // v3 to v7 were the blind sets until their final blind figures were recorded (their
-  // READMEs); development since then.
-  ['v3', 'v3 set (engines-v3/heldout, development since v4)', () => loadV3Fixtures().map(asFixture('v3')), true],
-  ['v4', 'v4 set (engines-v4/heldout, development since v5)', () => loadV4Fixtures().map(asFixture('v4')), true],
-  ['v5', 'v5 set (engines-v5/heldout, development since v6)', () => loadV5Fixtures().map(asFixture('v5')), true],
-  ['v6', 'v6 set (engines-v6/heldout, development since v7)', () => loadV6Fixtures().map(asFixture('v6')), true],
-  ['v7', 'v7 set (engines-v7/heldout, development since v8)', () => loadV7Fixtures().map(asFixture('v7')), true],
-  ['tables', 'tables set (engines-tables/dev, development: answers with markdown tables)', () => loadTablesFixtures().map(asFixture('tables')), true],
-  // The blind measurement (issue 14): never in the default sets, so an ordinary run never
-  // spends one of its runs; aggregates only, like every held-out set.
-  ['v8', 'v8 held-out set (engines-v8/heldout, blind)', () => loadV8Fixtures().map(asFixture('v8')), false],
-]
 const misses: string[] = []
-for (const [key, title, load, show] of sets) if (wanted.has(key)) misses.push(...(await report(title, load(), show)))
+for (const s of TRACE_SETS) if (wanted.has(s.key)) misses.push(...(await report(s.title, s.load(), s.development)))
 // The LLM judge's prompt size per trace, on the development sets, against the loopback fake model server.
 if (wanted.has('llm')) {
   const { measureLlmCost } = await import('@svc/engines/test-support/eval-llm')
@@ -135,7 +115,7 @@ for (const m of misses) process.stdout.write(`  - ${m}\n`)
 // alignment: the labelled policy outputs, each set apart. Development (misses listed): the old
 // development and held-out (holdout-*) policies of tests/fixtures/alignment, alignment-v2's dev
 // and heldout (both tuned on since round 2 of issue 14), alignment-r2 (written while tuning
-// round 2), alignment-v3 (blind until v4), alignment-v4 (blind until v5), alignment-v5 (blind until v6), alignment-v6 (blind until v7) and alignment-v7 (blind until v8). Held out: alignment-v8/heldout, only with `alignment-heldout`, its own key (not in the
+// round 2), alignment-v3 (blind until v4), alignment-v4 (blind until v5), alignment-v5 (blind until v6), alignment-v6 (blind until v7) and alignment-v7 (blind until v8). Held out: alignment-v8/heldout (blind in round 9) and alignment-v9/heldout (blind since round 10), only with `alignment-heldout`, its own key (not in the
 // default sets, so an ordinary run never spends one of its runs, nor one of the traces' held-out
 // set), aggregates only. Default mode (the local sentence model, as the engines run it), with the
 // lexical fallback's figures beside.
@@ -157,7 +137,8 @@ if (wanted.has('alignment') || wanted.has('alignment-heldout')) {
     ['v5 (development since v6)', dev ? loadAlignmentFixtures(`${FIXTURE_DIR}-v5/heldout`) : [], true],
     ['v6 (development since v7)', dev ? loadAlignmentFixtures(`${FIXTURE_DIR}-v6/heldout`) : [], true],
     ['v7 (development since v8)', dev ? loadAlignmentFixtures(`${FIXTURE_DIR}-v7/heldout`) : [], true],
-    ['v8 held-out (blind)', wanted.has('alignment-heldout') ? loadAlignmentFixtures(`${FIXTURE_DIR}-v8/heldout`) : [], false],
+    ['v8 held-out (blind: aggregates only)', wanted.has('alignment-heldout') ? loadAlignmentFixtures(`${FIXTURE_DIR}-v8/heldout`) : [], false],
+    ['v9 held-out (blind)', wanted.has('alignment-heldout') ? loadAlignmentFixtures(`${FIXTURE_DIR}-v9/heldout`) : [], false],
   ] as const
   for (const [title, set, showMisses] of alignmentSets) {
     if (set.length === 0) continue

@@ -118,8 +118,8 @@ function rangeIn(answer: string, text: string): [number, number] | null {
   return i < 0 ? null : [i, i + t.length]
 }
 
-/** The engine claims that say (part of) a labelled claim. */
-function matching(answer: string, label: string, claims: ContentReliability['claims']) {
+/** The engine claims that say (part of) a labelled claim (`answer` normalised by norm). */
+export function matching(answer: string, label: string, claims: ContentReliability['claims']) {
   const l = rangeIn(answer, label)
   const ln = norm(label)
   return claims.filter((c) => {
