@@ -7,7 +7,7 @@ import { SCORER_VERSION } from '@svc/shared/domain/versions'
 import type { Claim, ContentReliability } from '../outputs.js'
 import type { TraceView } from '../trace-view.js'
 import type { Embedder } from '../semantic/types.js'
-import { judgeTrace } from './judgement.js'
+import { judgeTrace, type TraceJudgement } from './judgement.js'
 
 /**
  * What a contradicted claim costs against an unsupported one. Weighing it twice
@@ -42,11 +42,15 @@ export function scoreClaims(claims: Claim[]): { score: number | null; grade: str
 /**
  * The trace's claims with their verdicts, score and grade, from the shared
  * judgement (judgement.ts): with the sentence model when `embedder` is given,
- * lexical otherwise.
+ * lexical otherwise; `rulesOnly` without the combiner (for the evaluation).
  */
-export async function contentReliability(view: TraceView, embedder: Embedder | null = null): Promise<ContentReliability> {
-  const j = await judgeTrace(view, embedder)
-  const claims: Claim[] = j.claims.map(({ claim, judgement }) => ({
+export async function contentReliability(view: TraceView, embedder: Embedder | null = null, rulesOnly = false): Promise<ContentReliability> {
+  return reliabilityOf(view, (await judgeTrace(view, embedder, rulesOnly)).claims)
+}
+
+/** content_reliability's output for judged claims. */
+export function reliabilityOf(view: TraceView, judged: TraceJudgement['claims']): ContentReliability {
+  const claims: Claim[] = judged.map(({ claim, judgement }) => ({
     claim,
     supported: judgement.verdict === 'supported',
     confidence: judgement.confidence,

@@ -13,6 +13,8 @@ import type { Embedder } from '../semantic/types.js'
 import { Lru } from '../semantic/lru.js'
 import type { TraceView } from '../trace-view.js'
 import { CONTINUES, splitClaimsWithTopics, type SplitClaim } from './claims.js'
+import { claimSignals, combined, fits, probability, type CombinerWeights } from './combiner.js'
+import { COMBINER_WEIGHTS } from './combiner-weights.js'
 import { evidenceOf, finalOutput, promptMessages } from './evidence.js'
 import { dayKey, readClaim } from './match.js'
 import { normalizeWs } from './text.js'
@@ -23,7 +25,7 @@ import { CONFIDENCE, CONTRAST, judge, type JudgeContext, type Judgement } from '
 import { offsetsIn } from './zones.js'
 
 /** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
-export const JUDGEMENT_VERSION = '2.1.69'
+export const JUDGEMENT_VERSION = '2.2.0'
 
 /**
  * Bounds on one trace's work, far above any answer of the labelled sets (at most a few dozen claims and a
@@ -130,7 +132,10 @@ function fingerprint(view: TraceView): string {
   return (h >>> 0).toString(16)
 }
 
-async function compute(view: TraceView, embedder: Embedder | null): Promise<TraceJudgement> {
+/** The fit in use: none when it was fit on other rules than these (a test keeps that from shipping). */
+const combiner: CombinerWeights | null = COMBINER_WEIGHTS.judgement === JUDGEMENT_VERSION && fits(COMBINER_WEIGHTS) ? COMBINER_WEIGHTS : null
+
+async function compute(view: TraceView, embedder: Embedder | null, rulesOnly: boolean): Promise<TraceJudgement> {
   const answer = finalOutput(view)
   const split = answer ? splitClaimsWithTopics(answer.text, MAX_CLAIMS) : []
   const texts = split.map((c) => c.claim)
@@ -147,8 +152,17 @@ async function compute(view: TraceView, embedder: Embedder | null): Promise<Trac
   const needs = lexical.map((j, i) => j.verdict === 'unsupported' && !quantities(readings[i]!).length)
   // A model that fails mid-run leaves this trace lexical rather than failing the job.
   const sem = await semanticScores(embedder, readings, ctx.statements, needs).catch(() => semanticScores(null, readings, ctx.statements, needs))
-  const claims = texts.map((claim, i) => ({ claim, judgement: needs[i] && embedder ? judge(readings[i]!, { ...contexts[i]!, similarity: sem.similarity[i] }, focus[i]) : lexical[i]! }))
-  return { answer, claims: withPremises(claims), context: ctx, semantic: embedder !== null, embedded: sem.embedded }
+  const claims = withPremises(texts.map((claim, i) => ({ claim, judgement: needs[i] && embedder ? judge(readings[i]!, { ...contexts[i]!, similarity: sem.similarity[i] }, focus[i]) : lexical[i]! })))
+  const rules = { answer, claims, context: ctx, semantic: embedder !== null, embedded: sem.embedded }
+  return !embedder || rulesOnly || !combiner ? rules : withCombiner(rules, embedder, combiner)
+}
+
+/** The rules' judgement with the combiner's last word on each claim (combiner.ts); the rules' when the model fails. */
+export async function withCombiner(rules: TraceJudgement, embedder: Embedder, w: CombinerWeights): Promise<TraceJudgement> {
+  const signals = await claimSignals(rules.claims, rules.context, embedder).catch(() => null)
+  if (!signals) return rules
+  const claims = rules.claims.map(({ claim, judgement }, i) => ({ claim, judgement: combined(judgement, probability(w, signals.rows[i]!), signals.nearest[i]!, w) }))
+  return { ...rules, claims, embedded: rules.embedded + signals.embedded }
 }
 
 /** A consequence drawn from the clause before it: "…, so it won't mount on your X-T5", "which means you're covered". */
@@ -168,12 +182,15 @@ function withPremises(claims: TraceJudgement['claims']): TraceJudgement['claims'
 
 const cache = new Lru<Promise<TraceJudgement>>(2048)
 
-/** The trace's claim judgement, computed once per process for all the engines that read it. */
-export function judgeTrace(view: TraceView, embedder: Embedder | null): Promise<TraceJudgement> {
-  const key = `${JUDGEMENT_VERSION}|${embedder?.model ?? 'lexical'}|${view.workspace_id}|${view.trace_id}|${fingerprint(view)}`
+/**
+ * The trace's claim judgement, computed once per process for all the engines that read it. `rulesOnly` leaves out
+ * the combiner (the evaluation's comparison and its fit read the rules alone).
+ */
+export function judgeTrace(view: TraceView, embedder: Embedder | null, rulesOnly = false): Promise<TraceJudgement> {
+  const key = `${JUDGEMENT_VERSION}|${embedder?.model ?? 'lexical'}|${rulesOnly ? 'rules' : 'combined'}|${view.workspace_id}|${view.trace_id}|${fingerprint(view)}`
   let hit = cache.get(key)
   if (!hit) {
-    hit = compute(view, embedder)
+    hit = compute(view, embedder, rulesOnly)
     cache.set(key, hit)
   }
   return hit

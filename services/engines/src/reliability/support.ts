@@ -46,6 +46,8 @@ export interface Judgement {
   evidence: Evidence | null
   /** Which rule decided, for the reliability diagram and debugging. */
   rule: string
+  /** The combiner's probability that the claim is supported (combiner.ts), when it had the last word. */
+  combined?: number
 }
 
 export interface JudgeContext {

@@ -1,0 +1,178 @@
+/**
+ * The combiner: the last word on each claim in the default mode. The rules (support.ts) each see one
+ * kind of evidence and decide alone; the combiner weighs what they decided with what else is known
+ * locally about the claim — the best word coverage by one statement, the sentence model's cosine to
+ * the statements that cover it best, how many of its figures the evidence (or only the user) states,
+ * the dimensions of its figures, denial, length, how much evidence the trace has and how much of the
+ * rest of the answer the rules backed — in a logistic regression fit on the development sets
+ * (`pnpm eval:combiner --write`; combiner-weights.ts holds the fit). A claim is supported when the
+ * predicted probability reaches the fit's threshold; otherwise it keeps a rule's "contradicted", or
+ * is unsupported. Chosen over further rules because it carried over to traces nobody tuned on
+ * (docs/engines.md, "Round 10").
+ *
+ * It needs the sentence model (the cosine is one of its strongest signals): a lexical judgement
+ * keeps the rules' verdicts.
+ */
+import type { Embedder } from '../semantic/types.js'
+import { dot } from '../semantic/types.js'
+import { coverage, readClaim } from './match.js'
+import type { Dim, Quantity } from './quantity.js'
+import type { Statement } from './statements.js'
+import type { JudgeContext, Judgement } from './support.js'
+
+const RULES = [
+  'unsupported', 'quantity', 'derived', 'text', 'boolean-supported', 'boolean-contradicted', 'boolean-doubtful', 'conflict', 'relation', 'consequence', 'failure-report',
+  'denied', 'failed-action', 'relation-false', 'relation-unread', 'action-unbacked', 'action-refused', 'conversion', 'entity-denied', 'entity-conflict', 'empty',
+] as const
+const DIMS: Dim[] = ['money', 'percent', 'duration', 'length', 'area', 'mass', 'volume', 'temperature', 'data', 'energy', 'speed', 'date', 'time', 'count', 'ratio']
+const KINDS = ['document', 'tool_result', 'tool_error', 'message'] as const
+
+/** The signals' names, in the order of a signal row (the fit records them, so a stale fit is refused). */
+export const SIGNALS: readonly string[] = [
+  ...RULES.map((r) => `rule:${r}`),
+  'confidence', 'coverage', 'cosine', 'figures', 'no_figures', 'figures_in_evidence', 'figures_in_request',
+  ...DIMS.map((d) => `dim:${d}`),
+  'denial', 'log_words', 'log_statements', 'no_statements', 'tool_errors',
+  ...KINDS.map((k) => `evidence:${k}`),
+  'others_supported',
+]
+
+/** Statements whose cosine to a claim is read: those covering most of its words. */
+const NEAREST = 6
+/** Statements longer than this are documents' bodies, not facts: not embedded (as semantic.ts). */
+const MAX_STATEMENT_CHARS = 600
+
+export interface CombinerWeights {
+  /** The judgement version of the rules the fit read: a rule change needs a new fit. */
+  judgement: string
+  signals: readonly string[]
+  mean: readonly number[]
+  sd: readonly number[]
+  weights: readonly number[]
+  bias: number
+  /** Supported from this predicted probability on. */
+  threshold: number
+  /** The development sets the fit read, and how many claims. */
+  fitted_on: string
+  claims: number
+}
+
+export interface ClaimSignals {
+  /** One row per claim, in SIGNALS order. */
+  rows: number[][]
+  /** Per claim, the statement the sentence model finds nearest (the evidence of a claim the combiner backs). */
+  nearest: Array<Statement | null>
+  embedded: number
+}
+
+const sameFigure = (q: Quantity, pool: Quantity[]) => pool.some((e) => e.dim === q.dim && Math.abs(e.value - q.value) <= Math.max(q.tol, e.tol, 1e-9))
+
+/** The signals of each claim the rules judged; the claims and their nearest statements embedded in one call. */
+export async function claimSignals(claims: Array<{ claim: string; judgement: Judgement }>, ctx: JudgeContext, embedder: Embedder): Promise<ClaimSignals> {
+  const pool = ctx.statements.filter((s) => !s.request && s.text.length <= MAX_STATEMENT_CHARS)
+  const evidenceFigures = ctx.statements.flatMap((s) => s.quantities)
+  const requestFigures = ctx.request.flatMap((s) => s.quantities)
+  const toolErrors = pool.some((s) => s.evidence.kind === 'tool_error') ? 1 : 0
+  const supported = claims.filter((c) => c.judgement.verdict === 'supported').length
+  const read = claims.map(({ claim }) => readClaim(claim))
+  const near = read.map((c) => pool.map((s) => ({ s, cov: coverage(c, s) })).sort((a, b) => b.cov - a.cov).slice(0, NEAREST))
+  const texts = new Map<string, number>()
+  const at = (t: string) => texts.get(t) ?? (texts.set(t, texts.size), texts.size - 1)
+  const claimAt = claims.map(({ claim }) => at(claim))
+  const nearAt = near.map((ns) => ns.map((n) => at(n.s.text)))
+  const vectors = claims.length ? await embedder.embed([...texts.keys()]) : []
+  const nearest: Array<Statement | null> = []
+  const rows = claims.map(({ claim, judgement }, i) => {
+    const c = read[i]!
+    const cosines = nearAt[i]!.map((k) => dot(vectors[claimAt[i]!]!, vectors[k]!))
+    const best = cosines.length ? cosines.indexOf(Math.max(...cosines)) : -1
+    nearest.push(best < 0 ? null : near[i]![best]!.s)
+    const qs = c.quantities
+    const share = (n: number) => (qs.length ? n / qs.length : 0)
+    return [
+      ...RULES.map((r) => (judgement.rule === r ? 1 : 0)),
+      judgement.confidence,
+      near[i]![0]?.cov ?? 0,
+      best < 0 ? 0 : cosines[best]!,
+      Math.min(qs.length, 5) / 5,
+      qs.length ? 0 : 1,
+      share(qs.filter((q) => sameFigure(q, evidenceFigures)).length),
+      share(qs.filter((q) => sameFigure(q, requestFigures)).length),
+      ...DIMS.map((d) => (qs.some((q) => q.dim === d) ? 1 : 0)),
+      [...c.pol.values()].some(Boolean) ? 1 : 0,
+      Math.log1p(claim.split(/\s+/).length),
+      Math.log1p(pool.length),
+      pool.length ? 0 : 1,
+      toolErrors,
+      ...KINDS.map((k) => (judgement.evidence?.kind === k ? 1 : 0)),
+      (supported - (judgement.verdict === 'supported' ? 1 : 0)) / Math.max(1, claims.length - 1),
+    ]
+  })
+  return { rows, nearest, embedded: texts.size }
+}
+
+/** The fit's probability that a claim with these signals is supported. */
+export function probability(w: CombinerWeights, x: readonly number[]): number {
+  let z = w.bias
+  for (let k = 0; k < x.length; k++) z += (w.weights[k]! * (x[k]! - w.mean[k]!)) / w.sd[k]!
+  return 1 / (1 + Math.exp(-z))
+}
+
+/** A weight set fits these signals (same names, same order). */
+export const fits = (w: CombinerWeights) => w.signals.length === SIGNALS.length && w.signals.every((s, i) => s === SIGNALS[i])
+
+/**
+ * The combiner's verdict on a judged claim: supported at p ≥ threshold (with the rule's evidence, else the
+ * nearest statement's), else the rule's "contradicted", else unsupported. Its confidence is the probability of
+ * the side it took.
+ */
+export function combined(j: Judgement, p: number, nearest: Statement | null, w: CombinerWeights): Judgement {
+  const q = Math.round(p * 1000) / 1000
+  if (p >= w.threshold) return { verdict: 'supported', confidence: q, evidence: j.verdict === 'supported' ? j.evidence : (j.evidence ?? nearest?.evidence ?? null), rule: j.rule, combined: q }
+  const against = Math.round((1 - p) * 1000) / 1000
+  if (j.verdict === 'contradicted') return { ...j, confidence: against, combined: q }
+  return { verdict: 'unsupported', confidence: against, evidence: null, rule: j.rule, combined: q }
+}
+
+/** One labelled claim for the fit: its signals and whether a person found it supported. */
+export interface Example {
+  x: readonly number[]
+  supported: boolean
+}
+
+/**
+ * An L2-regularised logistic regression on standardised signals, by full-batch Adam from zero weights: the same
+ * examples in the same order give the same fit. Offline only (`pnpm eval:combiner`), never on a request path.
+ */
+export function fitCombiner(data: Example[], meta: Pick<CombinerWeights, 'judgement' | 'threshold' | 'fitted_on'>, l2 = 1e-3, epochs = 400): CombinerWeights {
+  const d = SIGNALS.length
+  if (data.some((e) => e.x.length !== d)) throw new Error(`every example needs ${d} signals`)
+  const mean = new Array<number>(d).fill(0)
+  const sd = new Array<number>(d).fill(0)
+  for (const e of data) for (let k = 0; k < d; k++) mean[k]! += e.x[k]! / data.length
+  for (const e of data) for (let k = 0; k < d; k++) sd[k]! += (e.x[k]! - mean[k]!) ** 2 / data.length
+  // (A signal that never varies, up to rounding, is not scaled: its weight stays 0.)
+  for (let k = 0; k < d; k++) sd[k] = Math.sqrt(sd[k]!) < 1e-6 ? 1 : Math.sqrt(sd[k]!)
+  const xs = data.map((e) => e.x.map((v, k) => (v - mean[k]!) / sd[k]!))
+  const w = new Array<number>(d + 1).fill(0)
+  const m = new Array<number>(d + 1).fill(0)
+  const v = new Array<number>(d + 1).fill(0)
+  for (let t = 1; t <= epochs; t++) {
+    const g = new Array<number>(d + 1).fill(0)
+    xs.forEach((z, i) => {
+      let s = w[d]!
+      for (let k = 0; k < d; k++) s += w[k]! * z[k]!
+      const err = 1 / (1 + Math.exp(-s)) - (data[i]!.supported ? 1 : 0)
+      for (let k = 0; k < d; k++) g[k]! += (err * z[k]!) / xs.length
+      g[d]! += err / xs.length
+    })
+    for (let k = 0; k <= d; k++) {
+      const gk = g[k]! + (k < d ? l2 * w[k]! : 0)
+      m[k] = 0.9 * m[k]! + 0.1 * gk
+      v[k] = 0.999 * v[k]! + 0.001 * gk * gk
+      w[k]! -= (0.05 * (m[k]! / (1 - 0.9 ** t))) / (Math.sqrt(v[k]! / (1 - 0.999 ** t)) + 1e-8)
+    }
+  }
+  const round = (x: number) => Math.round(x * 1e6) / 1e6
+  return { ...meta, signals: SIGNALS, mean: mean.map(round), sd: sd.map(round), weights: w.slice(0, d).map(round), bias: round(w[d]!), claims: data.length }
+}
