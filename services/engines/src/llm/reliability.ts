@@ -17,7 +17,7 @@ import { z } from 'zod'
 import { SCORER_VERSION } from '@svc/shared/domain/versions'
 import type { Claim, ContentReliability } from '../outputs.js'
 import type { TraceView } from '../trace-view.js'
-import { scoreClaims } from '../reliability/index.js'
+import { reliabilityOf, scoreClaims } from '../reliability/index.js'
 import { judgeTrace, rankedStatements } from '../reliability/judgement.js'
 import type { Statement } from '../reliability/statements.js'
 import type { Embedder } from '../semantic/types.js'
@@ -111,14 +111,7 @@ export async function llmContentReliability(view: TraceView, client: LlmClient, 
   const j = await judgeTrace(view, embedder)
   // Nothing to grade: no reason to spend the organization's tokens.
   if (!j.answer || !j.claims.length) return { trace_id: view.trace_id, grade: '', score: null, claims: [], scorer_version: LLM_SCORER_VERSION }
-  const local: Claim[] = j.claims.map(({ claim, judgement }) => ({
-    claim,
-    supported: judgement.verdict === 'supported',
-    confidence: judgement.confidence,
-    evidence_span_id: judgement.evidence?.span_id || null,
-    verdict: judgement.verdict,
-    source: judgement.evidence?.source ?? null,
-  }))
+  const local = reliabilityOf(view, j.claims).claims
   const selected = j.claims.slice(0, RELIABILITY_LIMITS.maxClaims).map((c, i) => ({ claim: c.claim, passages: rankedStatements(j, i, RELIABILITY_LIMITS.perClaim) }))
   const { prompt, shown, judged } = reliabilityPrompt(selected)
   const res = await client.generate(reliabilityAnswer, { system: SYSTEM, prompt, maxOutputTokens: RELIABILITY_LIMITS.maxOutputTokens }, ENGINE)
