@@ -8,10 +8,12 @@
  * (`pnpm eval:combiner --write`; combiner-weights.ts holds the fit). A claim is supported when the
  * predicted probability reaches the fit's threshold; otherwise it keeps a rule's "contradicted", or
  * is unsupported. Chosen over further rules because it carried over to traces nobody tuned on
- * (docs/engines.md, "Round 10").
+ * (docs/engines.md, "The combiner"). What weighs most in the fit: how many figures the claim has and
+ * how many the evidence states verbatim, which rule decided, whether its evidence is a tool result,
+ * and how much of the rest of the answer the rules backed.
  *
- * It needs the sentence model (the cosine is one of its strongest signals): a lexical judgement
- * keeps the rules' verdicts.
+ * It was fit on the default mode's signals, the sentence model's cosine and the rules' semantic
+ * matches among them: a lexical judgement keeps the rules' verdicts.
  */
 import type { Embedder } from '../semantic/types.js'
 import { dot } from '../semantic/types.js'
