@@ -20,7 +20,7 @@ import { semanticLayer } from '@svc/engines/semantic/layer'
 import { modelDir } from '@svc/engines/semantic/model-files'
 import type { Embedder } from '@svc/engines/semantic/types'
 import { fmt, table } from '../bench/stats.js'
-import { TRACE_SETS } from './sets.js'
+import { BLIND_SETS, TRACE_SETS } from './sets.js'
 
 const { values: args } = parseArgs({ options: { thresholds: { type: 'string', default: '0.6,0.5,0.7' }, blind: { type: 'string', default: '' }, write: { type: 'boolean', default: false } } })
 const thresholds = args.thresholds!.split(',').map(Number)
@@ -66,7 +66,7 @@ async function compare(fixtures: Fixture[], fit: CombinerWeights): Promise<numbe
 }
 const cells = (figs: number[][]) => figs.map((f) => f.map(f3).join(' ').padEnd(38)).join('')
 
-const development = TRACE_SETS.filter((s) => s.key !== 'v8' && s.key !== 'v9')
+const development = TRACE_SETS.filter((s) => !BLIND_SETS.has(s.key))
 process.stdout.write(`reading the signals of ${development.length} development sets…\n`)
 const loaded = development.map((s) => ({ key: s.key, fixtures: s.load() }))
 const byset = new Map<string, Example[]>()
@@ -82,7 +82,7 @@ for (const s of loaded) {
   rows.push([s.key, cells(figs)])
 }
 rows.push(['mean over sets', cells(sums)])
-const blind = TRACE_SETS.filter((s) => args.blind!.split(',').includes(s.key))
+const blind = TRACE_SETS.filter((s) => BLIND_SETS.has(s.key) && args.blind!.split(',').includes(s.key))
 const all = fitCombiner([...byset.values()].flat(), { judgement: JUDGEMENT_VERSION, threshold: thresholds[0]!, fitted_on: loaded.map((o) => o.key).join(',') })
 for (const s of blind) rows.push([`${s.key} (held out)`, cells(await compare(s.load(), all))])
 if (args.write) {

@@ -42,5 +42,8 @@ export const TRACE_SETS: TraceSet[] = [
   set('v9', 'v9 held-out set (engines-v9/heldout, blind)', () => loadV9Fixtures().map(asFixture('v9')), false),
 ]
 
-/** The sets an ordinary `pnpm eval:engines` reads: everything but the blind ones. */
-export const DEFAULT_SETS = TRACE_SETS.filter((s) => s.key !== 'v8' && s.key !== 'v9').map((s) => s.key)
+/** The blind sets: read only when named, in aggregate, and never fit on. */
+export const BLIND_SETS: ReadonlySet<string> = new Set(['v8', 'v9'])
+
+/** The sets an ordinary `pnpm eval:engines` reads, and the combiner is fit on: everything but the blind ones. */
+export const DEFAULT_SETS = TRACE_SETS.filter((s) => !BLIND_SETS.has(s.key)).map((s) => s.key)
