@@ -1,6 +1,6 @@
 /**
- * pnpm eval:combiner [--thresholds 0.5,0.6,0.7] [--blind v8,v9] [--write] — the combiner
- * (services/engines/src/reliability/combiner.ts) scored out of sample, and fit.
+ * pnpm eval:combiner [--thresholds 0.6,0.5,0.7] [--blind v8,v9] [--write] — content_reliability's
+ * combiner (services/engines/src/reliability/combiner.ts) scored out of sample, and fit.
  *
  * Leave one set out: each development set is scored by a fit on all the others, so every figure
  * is out of sample, beside the rules alone, through the same evaluation as `pnpm eval:engines`
@@ -85,13 +85,13 @@ rows.push(['mean over sets', cells(sums)])
 const blind = TRACE_SETS.filter((s) => BLIND_SETS.has(s.key) && args.blind!.split(',').includes(s.key))
 const all = fitCombiner([...byset.values()].flat(), { judgement: JUDGEMENT_VERSION, threshold: thresholds[0]!, fitted_on: loaded.map((o) => o.key).join(',') })
 for (const s of blind) rows.push([`${s.key} (held out)`, cells(await compare(s.load(), all))])
-if (args.write) {
-  const file = new URL('../../services/engines/src/reliability/combiner-weights.ts', import.meta.url)
-  writeFileSync(
-    file,
-    `/**\n * The combiner's fit (combiner.ts), written by \`pnpm eval:combiner --write\` on the development sets it names, over the\n * rules of judgement ${JUDGEMENT_VERSION}: refit after any change of the rules.\n */\nimport type { CombinerWeights } from './combiner.js'\n\nexport const COMBINER_WEIGHTS: CombinerWeights = {\n${Object.entries(all).map(([k, v]) => `  ${k}: ${JSON.stringify(v)},`).join('\n')}\n}\n`,
-  )
-  process.stdout.write(`wrote the fit on ${all.claims} claims (${all.fitted_on}) at threshold ${all.threshold} to ${file.pathname}\n`)
-}
 process.stdout.write(`\neach cell: supported precision, recall, "not supported" F1, false contradicted share, Spearman\n`)
 table(rows)
+
+if (args.write) {
+  writeFileSync(
+    new URL('../../services/engines/src/reliability/combiner-weights.ts', import.meta.url),
+    `/**\n * The combiner's fit (combiner.ts), over the rules of judgement ${JUDGEMENT_VERSION}.\n * Written by \`pnpm eval:combiner --write\` on the development sets it names; refit after any change of the rules.\n */\nimport type { CombinerWeights } from './combiner.js'\n\nexport const COMBINER_WEIGHTS: CombinerWeights = {\n${Object.entries(all).map(([k, v]) => `  ${k}: ${JSON.stringify(v)},`).join('\n')}\n}\n`,
+  )
+  process.stdout.write(`\nwrote the combiner's fit on ${all.claims} claims (${all.fitted_on}) at threshold ${all.threshold}\n`)
+}

@@ -72,6 +72,7 @@ async function report(title: string, fixtures: Fixture[], showMisses: boolean): 
   reliabilityReport(r)
   table([
     ['decomposition', `sub-task recall ${f3(d.sub_task_recall)} (${d.found}/${d.labelled_sub_tasks})  resolved accuracy ${f3(d.resolved_accuracy)}  coverage mean absolute error ${fmt(d.coverage_mae, 4)} over ${d.fixtures} traces`],
+    ['  parts called unresolved', `precision ${f3(d.unresolved_precision)}  recall ${f3(d.unresolved_recall)}`],
     ['decision_trace', t.labelled_decisions ? `labelled decisions found ${t.found}/${t.labelled_decisions} (${f3(t.decision_recall)})` : 'no labelled decisions'],
     ['optimization findings', f.labelled || f.predicted ? `precision ${f3(f.precision)}  recall ${f3(f.recall)}  (${f.true_positives} of ${f.predicted} predicted, ${f.labelled} labelled)` : 'no labelled findings'],
     ['  redundant_tool_call', redundant.labelled || redundant.predicted ? `precision ${f3(redundant.precision)}  recall ${f3(redundant.recall)}  (${redundant.true_positives} of ${redundant.predicted} predicted, ${redundant.labelled} labelled)` : 'none labelled or found'],

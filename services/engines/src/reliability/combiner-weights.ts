@@ -1,6 +1,6 @@
 /**
- * The combiner's fit (combiner.ts), written by `pnpm eval:combiner --write` on the development sets it names, over the
- * rules of judgement 2.2.0: refit after any change of the rules.
+ * The combiner's fit (combiner.ts), over the rules of judgement 2.2.0.
+ * Written by `pnpm eval:combiner --write` on the development sets it names; refit after any change of the rules.
  */
 import type { CombinerWeights } from './combiner.js'
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { combined, fitCombiner, fits, probability, SIGNALS, type CombinerWeights, type Example } from './combiner.js'
+import { combined, fitCombiner, fits, SIGNALS, type CombinerWeights, type Example } from './combiner.js'
+import { probability } from '../logistic.js'
 import { COMBINER_WEIGHTS } from './combiner-weights.js'
 import { JUDGEMENT_VERSION } from './judgement.js'
 import type { Judgement } from './support.js'

@@ -21,6 +21,7 @@ import { coverage, readClaim } from './match.js'
 import type { Dim, Quantity } from './quantity.js'
 import type { Statement } from './statements.js'
 import type { JudgeContext, Judgement } from './support.js'
+import { fitLogistic, fitsSignals, type LogisticFit } from '../logistic.js'
 
 const RULES = [
   'unsupported', 'quantity', 'derived', 'text', 'boolean-supported', 'boolean-contradicted', 'boolean-doubtful', 'conflict', 'relation', 'consequence', 'failure-report',
@@ -44,14 +45,9 @@ const NEAREST = 6
 /** Statements longer than this are documents' bodies, not facts: not embedded (as semantic.ts). */
 const MAX_STATEMENT_CHARS = 600
 
-export interface CombinerWeights {
+export interface CombinerWeights extends LogisticFit {
   /** The judgement version of the rules the fit read: a rule change needs a new fit. */
   judgement: string
-  signals: readonly string[]
-  mean: readonly number[]
-  sd: readonly number[]
-  weights: readonly number[]
-  bias: number
   /** Supported from this predicted probability on. */
   threshold: number
   /** The development sets the fit read, and how many claims. */
@@ -113,15 +109,8 @@ export async function claimSignals(claims: Array<{ claim: string; judgement: Jud
   return { rows, nearest, embedded: texts.size }
 }
 
-/** The fit's probability that a claim with these signals is supported. */
-export function probability(w: CombinerWeights, x: readonly number[]): number {
-  let z = w.bias
-  for (let k = 0; k < x.length; k++) z += (w.weights[k]! * (x[k]! - w.mean[k]!)) / w.sd[k]!
-  return 1 / (1 + Math.exp(-z))
-}
-
 /** A weight set fits these signals (same names, same order). */
-export const fits = (w: CombinerWeights) => w.signals.length === SIGNALS.length && w.signals.every((s, i) => s === SIGNALS[i])
+export const fits = (w: CombinerWeights) => fitsSignals(w, SIGNALS)
 
 /**
  * The combiner's verdict on a judged claim: supported at p ≥ threshold (with the rule's evidence, else the
@@ -142,39 +131,7 @@ export interface Example {
   supported: boolean
 }
 
-/**
- * An L2-regularised logistic regression on standardised signals, by full-batch Adam from zero weights: the same
- * examples in the same order give the same fit. Offline only (`pnpm eval:combiner`), never on a request path.
- */
-export function fitCombiner(data: Example[], meta: Pick<CombinerWeights, 'judgement' | 'threshold' | 'fitted_on'>, l2 = 1e-3, epochs = 400): CombinerWeights {
-  const d = SIGNALS.length
-  if (data.some((e) => e.x.length !== d)) throw new Error(`every example needs ${d} signals`)
-  const mean = new Array<number>(d).fill(0)
-  const sd = new Array<number>(d).fill(0)
-  for (const e of data) for (let k = 0; k < d; k++) mean[k]! += e.x[k]! / data.length
-  for (const e of data) for (let k = 0; k < d; k++) sd[k]! += (e.x[k]! - mean[k]!) ** 2 / data.length
-  // (A signal that never varies, up to rounding, is not scaled: its weight stays 0.)
-  for (let k = 0; k < d; k++) sd[k] = Math.sqrt(sd[k]!) < 1e-6 ? 1 : Math.sqrt(sd[k]!)
-  const xs = data.map((e) => e.x.map((v, k) => (v - mean[k]!) / sd[k]!))
-  const w = new Array<number>(d + 1).fill(0)
-  const m = new Array<number>(d + 1).fill(0)
-  const v = new Array<number>(d + 1).fill(0)
-  for (let t = 1; t <= epochs; t++) {
-    const g = new Array<number>(d + 1).fill(0)
-    xs.forEach((z, i) => {
-      let s = w[d]!
-      for (let k = 0; k < d; k++) s += w[k]! * z[k]!
-      const err = 1 / (1 + Math.exp(-s)) - (data[i]!.supported ? 1 : 0)
-      for (let k = 0; k < d; k++) g[k]! += (err * z[k]!) / xs.length
-      g[d]! += err / xs.length
-    })
-    for (let k = 0; k <= d; k++) {
-      const gk = g[k]! + (k < d ? l2 * w[k]! : 0)
-      m[k] = 0.9 * m[k]! + 0.1 * gk
-      v[k] = 0.999 * v[k]! + 0.001 * gk * gk
-      w[k]! -= (0.05 * (m[k]! / (1 - 0.9 ** t))) / (Math.sqrt(v[k]! / (1 - 0.999 ** t)) + 1e-8)
-    }
-  }
-  const round = (x: number) => Math.round(x * 1e6) / 1e6
-  return { ...meta, signals: SIGNALS, mean: mean.map(round), sd: sd.map(round), weights: w.slice(0, d).map(round), bias: round(w[d]!), claims: data.length }
+/** The combiner's fit on labelled claims (logistic.ts), with what it was fit on. */
+export function fitCombiner(data: Example[], meta: Pick<CombinerWeights, 'judgement' | 'threshold' | 'fitted_on'>): CombinerWeights {
+  return { ...meta, ...fitLogistic(data.map((e) => ({ x: e.x, y: e.supported })), SIGNALS), claims: data.length }
 }

@@ -12,6 +12,7 @@ import { correlationFindings, optimization, savingsFindings } from '../optimizat
 import type { Decomposition } from '../outputs.js'
 import type { TraceView } from '../trace-view.js'
 import { fixtureView, type Fixture } from './fixtures.js'
+import { prf } from './eval-metrics.js'
 
 const has = (hay: string, needle: string) => hay.toLowerCase().includes(needle.toLowerCase())
 const ratio = (a: number, b: number, empty = 1) => (b ? a / b : empty)
@@ -24,6 +25,9 @@ export interface DecompositionEval {
   resolved_correct: number
   resolved_accuracy: number
   coverage_mae: number
+  /** Parts called unresolved: how many were (precision), and of those labelled unresolved, how many were called (recall). */
+  unresolved_precision: number
+  unresolved_recall: number
   misses: string[]
 }
 
@@ -31,27 +35,36 @@ export interface DecompositionEval {
 export async function evaluateDecomposition(fixtures: Fixture[], run: (view: TraceView) => Decomposition | Promise<Decomposition> = decomposition): Promise<DecompositionEval> {
   const scored = fixtures.filter((f) => f.labels.sub_tasks?.length)
   let labelled = 0, found = 0, correct = 0, coverageErr = 0
+  const unresolved = { tp: 0, fp: 0, fn: 0, tn: 0 }
   const misses: string[] = []
   for (const f of scored) {
     const d = await run(fixtureView(f))
-    const free = [...d.sub_tasks]
-    for (const l of f.labels.sub_tasks!) {
+    for (const { label: l, task } of matchSubTasks(d.sub_tasks, f.labels.sub_tasks!)) {
       labelled++
-      const i = free.findIndex((t) => has(t.text, l.text))
-      if (i < 0) {
+      if (!task) {
         misses.push(`${f.file}: sub-task "${l.text}" not found`)
         continue
       }
       found++
-      if (free[i]!.resolved === l.resolved) correct++
-      else misses.push(`${f.file}: "${l.text}" resolved=${free[i]!.resolved}, labelled ${l.resolved}`)
-      free.splice(i, 1)
+      unresolved[!task.resolved ? (l.resolved ? 'fp' : 'tp') : l.resolved ? 'tn' : 'fn']++
+      if (task.resolved === l.resolved) correct++
+      else misses.push(`${f.file}: "${l.text}" resolved=${task.resolved}, labelled ${l.resolved}`)
     }
     const want = f.labels.coverage ?? ratio(f.labels.sub_tasks!.filter((t) => t.resolved).length, f.labels.sub_tasks!.length)
     coverageErr += Math.abs(d.coverage - want)
   }
+  const u = prf(unresolved)
   return { fixtures: scored.length, labelled_sub_tasks: labelled, found, sub_task_recall: ratio(found, labelled), resolved_correct: correct,
-    resolved_accuracy: ratio(correct, found), coverage_mae: ratio(coverageErr, scored.length, 0), misses }
+    resolved_accuracy: ratio(correct, found), coverage_mae: ratio(coverageErr, scored.length, 0), unresolved_precision: u.precision, unresolved_recall: u.recall, misses }
+}
+
+/** Each labelled sub-task with the engine's part that contains its text (each part used once), or none. */
+function matchSubTasks<T extends { text: string }, L extends { text: string }>(parts: T[], labels: L[]): Array<{ label: L; task: T | undefined }> {
+  const free = [...parts]
+  return labels.map((label) => {
+    const i = free.findIndex((t) => has(t.text, label.text))
+    return { label, task: i < 0 ? undefined : free.splice(i, 1)[0] }
+  })
 }
 
 export interface DecisionEval {
