@@ -2,7 +2,7 @@
  * The combiner: the last word on each claim in the default mode. The rules (support.ts) each see one
  * kind of evidence and decide alone; the combiner weighs what they decided with what else is known
  * locally about the claim — the best word coverage by one statement, the sentence model's cosine to
- * the statements that cover it best, how many of its figures the evidence (or only the user) states,
+ * the statements that cover it best, how many of its figures the evidence (and the user's request) states,
  * the dimensions of its figures, denial, length, how much evidence the trace has and how much of the
  * rest of the answer the rules backed — in a logistic regression fit on the development sets
  * (`pnpm eval:combiner --write`; combiner-weights.ts holds the fit). A claim is supported when the
