@@ -15,7 +15,6 @@ import { reliabilityRunner } from '@svc/engines/test-support/eval-runner'
 import { fixtureView, type Fixture } from '@svc/engines/test-support/fixtures'
 import { JUDGEMENT_VERSION, judgeTrace } from '@svc/engines/reliability/judgement'
 import { claimSignals, fitCombiner, type CombinerWeights, type Example } from '@svc/engines/reliability/combiner'
-import type { Claim } from '@svc/engines/outputs'
 import { semanticLayer } from '@svc/engines/semantic/layer'
 import { modelDir } from '@svc/engines/semantic/model-files'
 import type { Embedder } from '@svc/engines/semantic/types'
@@ -37,12 +36,11 @@ async function examples(fixtures: Fixture[]): Promise<Example[]> {
     const j = await judgeTrace(fixtureView(f), embedder, true)
     const { rows } = await claimSignals(j.claims, j.context, embedder)
     const answer = norm(j.answer?.text ?? '')
-    const engine = j.claims.map((c) => ({ claim: c.claim }) as Claim)
     const seen = new Set<number>()
     for (const label of f.labels.claims) {
       const supported = (label.verdict ?? (label.supported ? 'supported' : 'not_supported')) === 'supported'
-      for (const c of matching(answer, label.text, engine)) {
-        const i = engine.indexOf(c)
+      for (const c of matching(answer, label.text, j.claims)) {
+        const i = j.claims.indexOf(c)
         if (seen.has(i)) continue
         seen.add(i)
         out.push({ x: rows[i]!, supported })

@@ -119,7 +119,7 @@ function rangeIn(answer: string, text: string): [number, number] | null {
 }
 
 /** The engine claims that say (part of) a labelled claim (`answer` normalised by norm). */
-export function matching(answer: string, label: string, claims: ContentReliability['claims']) {
+export function matching<C extends { claim: string }>(answer: string, label: string, claims: C[]): C[] {
   const l = rangeIn(answer, label)
   const ln = norm(label)
   return claims.filter((c) => {

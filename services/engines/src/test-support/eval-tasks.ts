@@ -39,14 +39,18 @@ export async function evaluateDecomposition(fixtures: Fixture[], run: (view: Tra
   const misses: string[] = []
   for (const f of scored) {
     const d = await run(fixtureView(f))
-    for (const { label: l, task } of matchSubTasks(d.sub_tasks, f.labels.sub_tasks!)) {
+    const free = [...d.sub_tasks]
+    for (const l of f.labels.sub_tasks!) {
       labelled++
-      if (!task) {
+      const i = free.findIndex((t) => has(t.text, l.text))
+      if (i < 0) {
         misses.push(`${f.file}: sub-task "${l.text}" not found`)
         continue
       }
+      const task = free.splice(i, 1)[0]!
       found++
-      unresolved[!task.resolved ? (l.resolved ? 'fp' : 'tp') : l.resolved ? 'tn' : 'fn']++
+      // (positive: called unresolved)
+      unresolved[task.resolved ? (l.resolved ? 'tn' : 'fn') : l.resolved ? 'fp' : 'tp']++
       if (task.resolved === l.resolved) correct++
       else misses.push(`${f.file}: "${l.text}" resolved=${task.resolved}, labelled ${l.resolved}`)
     }
@@ -58,14 +62,6 @@ export async function evaluateDecomposition(fixtures: Fixture[], run: (view: Tra
     resolved_accuracy: ratio(correct, found), coverage_mae: ratio(coverageErr, scored.length, 0), unresolved_precision: u.precision, unresolved_recall: u.recall, misses }
 }
 
-/** Each labelled sub-task with the engine's part that contains its text (each part used once), or none. */
-function matchSubTasks<T extends { text: string }, L extends { text: string }>(parts: T[], labels: L[]): Array<{ label: L; task: T | undefined }> {
-  const free = [...parts]
-  return labels.map((label) => {
-    const i = free.findIndex((t) => has(t.text, label.text))
-    return { label, task: i < 0 ? undefined : free.splice(i, 1)[0] }
-  })
-}
 
 export interface DecisionEval {
   fixtures: number
