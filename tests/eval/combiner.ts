@@ -1,5 +1,5 @@
 /**
- * pnpm eval:combiner [--thresholds 0.6,0.5,0.7] [--blind v8,v9] [--write] — content_reliability's
+ * pnpm eval:combiner [--thresholds 0.6,0.5,0.7] [--blind v10] [--write] — content_reliability's
  * combiner (services/engines/src/reliability/combiner.ts) scored out of sample, and fit.
  *
  * Leave one set out: each development set is scored by a fit on all the others, so every figure

@@ -1,5 +1,5 @@
 /**
- * pnpm eval:engines [--sets old,dev,heldout,v3,v4,v5,v6,v7,tables,alignment] (the blind sets: v8, v9, alignment-heldout) — the engines scored against the
+ * pnpm eval:engines [--sets old,dev,heldout,v3,v4,v5,v6,v7,v8,v9,tables,alignment] (the blind sets: v10, alignment-heldout) — the engines scored against the
  * labelled traces, one report per set, development and held-out apart:
  * - `old`: tests/fixtures/engines (its holdout-* files are known by now: development);
  * - `dev`: tests/fixtures/engines-v2/dev, the v2 development traces;
@@ -13,8 +13,8 @@
  * - `v6`: tests/fixtures/engines-v6/heldout, blind until 2026-12-07 (round 8) and development since (misses listed);
  * - `v7`: tests/fixtures/engines-v7/heldout, blind until 2026-12-07 (round 9) and development since (misses listed);
  * - `tables`: tests/fixtures/engines-tables/dev, answers with markdown tables, written in round 7 as a development set (misses listed);
- * - `v8`: tests/fixtures/engines-v8/heldout, the blind set of round 9: aggregates only, never in the default sets;
- * - `v9`: tests/fixtures/engines-v9/heldout, the blind set since round 10: aggregates only, never in the default sets.
+ * - `v8`, `v9`: tests/fixtures/engines-v8/heldout and engines-v9/heldout, the blind sets of rounds 9 and 10, development since round 11 (misses listed);
+ * - `v10`: tests/fixtures/engines-v10/heldout, the blind set since round 11: aggregates only, never in the default sets.
  * The registry of sets is ./sets.ts.
  * content_reliability per claim kind (supported precision/recall, "not supported"
  * detection, false "contradicted"), Spearman between labelled supported share and
@@ -116,7 +116,7 @@ for (const m of misses) process.stdout.write(`  - ${m}\n`)
 // alignment: the labelled policy outputs, each set apart. Development (misses listed): the old
 // development and held-out (holdout-*) policies of tests/fixtures/alignment, alignment-v2's dev
 // and heldout (both tuned on since round 2 of issue 14), alignment-r2 (written while tuning
-// round 2), alignment-v3 (blind until v4), alignment-v4 (blind until v5), alignment-v5 (blind until v6), alignment-v6 (blind until v7) and alignment-v7 (blind until v8). Held out: alignment-v8/heldout (blind in round 9) and alignment-v9/heldout (blind since round 10), only with `alignment-heldout`, its own key (not in the
+// round 2), alignment-v3 (blind until v4), alignment-v4 (blind until v5), alignment-v5 (blind until v6), alignment-v6 (blind until v7), alignment-v7 (blind until v8), alignment-v8 and alignment-v9 (blind in rounds 9 and 10). Held out: alignment-v10/heldout (blind since round 11), only with `alignment-heldout`, its own key (not in the
 // default sets, so an ordinary run never spends one of its runs, nor one of the traces' held-out
 // set), aggregates only. Default mode (the local sentence model, as the engines run it), with the
 // lexical fallback's figures beside.
@@ -138,8 +138,9 @@ if (wanted.has('alignment') || wanted.has('alignment-heldout')) {
     ['v5 (development since v6)', dev ? loadAlignmentFixtures(`${FIXTURE_DIR}-v5/heldout`) : [], true],
     ['v6 (development since v7)', dev ? loadAlignmentFixtures(`${FIXTURE_DIR}-v6/heldout`) : [], true],
     ['v7 (development since v8)', dev ? loadAlignmentFixtures(`${FIXTURE_DIR}-v7/heldout`) : [], true],
-    ['v8 held-out (blind: aggregates only)', wanted.has('alignment-heldout') ? loadAlignmentFixtures(`${FIXTURE_DIR}-v8/heldout`) : [], false],
-    ['v9 held-out (blind)', wanted.has('alignment-heldout') ? loadAlignmentFixtures(`${FIXTURE_DIR}-v9/heldout`) : [], false],
+    ['v8 (development since v10)', dev ? loadAlignmentFixtures(`${FIXTURE_DIR}-v8/heldout`) : [], true],
+    ['v9 (development since v10)', dev ? loadAlignmentFixtures(`${FIXTURE_DIR}-v9/heldout`) : [], true],
+    ['v10 held-out (blind)', wanted.has('alignment-heldout') ? loadAlignmentFixtures(`${FIXTURE_DIR}-v10/heldout`) : [], false],
   ] as const
   for (const [title, set, showMisses] of alignmentSets) {
     if (set.length === 0) continue
