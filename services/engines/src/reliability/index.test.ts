@@ -1,5 +1,5 @@
 import { GRADE_BANDS, gradeForScore } from '@svc/shared/domain/grades'
-import { SCORER_VERSION } from '@svc/shared/domain/versions'
+import { JUDGEMENT_VERSION, SCORER_VERSION } from '@svc/shared/domain/versions'
 import { describe, expect, it } from 'vitest'
 import type { Claim } from '../outputs.js'
 import { contentReliability, scoreClaims } from './index.js'
@@ -47,7 +47,9 @@ describe('contentReliability', () => {
       { id: '2'.repeat(16), attrs: chat([['user', 'What uptime?']], 'The Business tier guarantees 99.9% monthly uptime. Support answers within 4 hours.') },
     ])
     const r = await contentReliability(v)
+    // Grades of another judgement carry another version.
     expect(r.scorer_version).toBe(SCORER_VERSION)
+    expect(SCORER_VERSION).toBe(`reliability-${JUDGEMENT_VERSION}`)
     expect(r.claims.map((c) => [c.verdict, c.evidence_span_id])).toEqual([
       ['contradicted', '1'.repeat(16)],
       ['unsupported', null],

@@ -24,9 +24,10 @@ import { semanticScores } from './semantic.js'
 import { requestStatements, statementsOf, type Statement } from './statements.js'
 import { CONFIDENCE, CONTRAST, judge, type JudgeContext, type Judgement } from './support.js'
 import { offsetsIn } from './zones.js'
+import { JUDGEMENT_VERSION } from '@svc/shared/domain/versions'
 
-/** Bumped with any change of the judgement, so no cache or stored result mixes two versions. */
-export const JUDGEMENT_VERSION = '2.2.0'
+// (The version lives with the API's others: SCORER_VERSION carries it.)
+export { JUDGEMENT_VERSION }
 
 /**
  * Bounds on one trace's work, far above any answer of the labelled sets (at most a few dozen claims and a
