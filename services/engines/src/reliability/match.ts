@@ -74,13 +74,16 @@ export function termIn(t: string, terms: Map<string, number> | Set<string>): boo
   return false
 }
 
-/** Coverage of a claim by a statement, kept per claim reading (the judge asks for the same pair many times). */
-const covered = new WeakMap<Claim, WeakMap<object, number>>()
+/**
+ * Coverage of a claim by a statement, kept per pair of term maps (the judge asks for the same pair many times): keyed
+ * by the claim's terms, which every copy readClaim hands out shares, not by the copy.
+ */
+const covered = new WeakMap<object, WeakMap<object, number>>()
 
 export function coverage(c: Claim, s: Pick<Statement, 'terms'>, skip?: Set<string>): number {
   if (skip) return coverageOnce(c, s, skip)
-  let m = covered.get(c)
-  if (!m) covered.set(c, (m = new WeakMap()))
+  let m = covered.get(c.terms)
+  if (!m) covered.set(c.terms, (m = new WeakMap()))
   let v = m.get(s.terms)
   if (v === undefined) m.set(s.terms, (v = coverageOnce(c, s)))
   return v
@@ -150,11 +153,15 @@ export function dayKey(q: Quantity): string {
   return `#md${(d.getUTCMonth() + 1) * 100 + d.getUTCDate()}`
 }
 
+const numbered = new Lru<RegExp>(2000)
+
 /** A record named by a number ("line#3") is named by its key's word and that number together: "Line 3", "line #3". */
 export function numberedIn(owner: string, text: string): boolean {
   const i = owner.indexOf('#')
   if (i < 1) return false
-  return new RegExp(`\\b${owner.slice(0, i)}[a-z]*\\s*#?\\s*${owner.slice(i + 1)}\\b`, 'i').test(text)
+  let re = numbered.get(owner)
+  if (!re) numbered.set(owner, (re = new RegExp(`\\b${owner.slice(0, i)}[a-z]*\\s*#?\\s*${owner.slice(i + 1)}\\b`, 'i')))
+  return re.test(text)
 }
 
 /**
