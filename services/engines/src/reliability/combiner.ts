@@ -18,6 +18,7 @@
 import type { Embedder } from '../semantic/types.js'
 import { dot } from '../semantic/types.js'
 import { coverage, readClaim } from './match.js'
+import { embeddable } from './semantic.js'
 import type { Dim, Quantity } from './quantity.js'
 import type { Statement } from './statements.js'
 import type { JudgeContext, Judgement } from './support.js'
@@ -42,8 +43,6 @@ export const SIGNALS: readonly string[] = [
 
 /** Statements whose cosine to a claim is read: those covering most of its words. */
 const NEAREST = 6
-/** Statements longer than this are documents' bodies, not facts: not embedded (as semantic.ts). */
-const MAX_STATEMENT_CHARS = 600
 
 export interface CombinerWeights extends LogisticFit {
   /** The judgement version of the rules the fit read: a rule change needs a new fit. */
@@ -67,7 +66,7 @@ const sameFigure = (q: Quantity, pool: Quantity[]) => pool.some((e) => e.dim ===
 
 /** The signals of each claim the rules judged; the claims and their nearest statements embedded in one call. */
 export async function claimSignals(claims: Array<{ claim: string; judgement: Judgement }>, ctx: JudgeContext, embedder: Embedder): Promise<ClaimSignals> {
-  const pool = ctx.statements.filter((s) => !s.request && s.text.length <= MAX_STATEMENT_CHARS)
+  const pool = ctx.statements.filter(embeddable)
   const evidenceFigures = ctx.statements.flatMap((s) => s.quantities)
   const requestFigures = ctx.request.flatMap((s) => s.quantities)
   const toolErrors = pool.some((s) => s.evidence.kind === 'tool_error') ? 1 : 0

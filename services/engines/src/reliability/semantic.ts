@@ -22,7 +22,7 @@ function overlap(claim: Set<string>, s: Statement): number {
 }
 
 /** Statements worth embedding: sentences and facts, not the two-sentence windows (their sentences are there). */
-const embeddable = (s: Statement) => !s.request && s.text.length <= 600
+export const embeddable = (s: Statement) => !s.request && s.text.length <= 600
 
 export interface SemanticScores {
   /** One function per claim: its cosine to a statement (0 for statements not preselected). */

@@ -62,7 +62,6 @@ export async function evaluateDecomposition(fixtures: Fixture[], run: (view: Tra
     resolved_accuracy: ratio(correct, found), coverage_mae: ratio(coverageErr, scored.length, 0), unresolved_precision: u.precision, unresolved_recall: u.recall, misses }
 }
 
-
 export interface DecisionEval {
   fixtures: number
   labelled_decisions: number
